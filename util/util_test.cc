@@ -1,0 +1,36 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "util/file.h"
+#include "util/hash.h"
+
+namespace fastci::util {
+namespace {
+
+TEST(Hash, ContentHashIsStableAndDistinguishesContent) {
+  EXPECT_EQ(content_hash("abc"), content_hash("abc"));
+  EXPECT_NE(content_hash("abc"), content_hash("abd"));
+  EXPECT_EQ(content_hash("abc").size(), 32u);
+}
+
+TEST(Utf8, AcceptsTextRejectsBinary) {
+  EXPECT_TRUE(is_valid_utf8("def f():\n  return 'é'\n"));
+  EXPECT_FALSE(is_valid_utf8(std::string("ab\0cd", 5)));
+  EXPECT_FALSE(is_valid_utf8("\xff\xfe"));
+  EXPECT_FALSE(is_valid_utf8("\xc3"));  // truncated sequence
+}
+
+TEST(Paths, InsideFollowsSymlinks) {
+  auto root = std::filesystem::temp_directory_path() / "fastci_util_test_root";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "a");
+  std::filesystem::create_symlink("/etc", root / "a" / "escape");
+  EXPECT_TRUE(is_inside(root, root / "a"));
+  EXPECT_FALSE(is_inside(root, root / "a" / "escape"));
+  EXPECT_FALSE(is_inside(root, "/tmp"));
+  std::filesystem::remove_all(root);
+}
+
+}  // namespace
+}  // namespace fastci::util
