@@ -1,0 +1,33 @@
+#include "evidence/ingest/reader.h"
+
+#include <fstream>
+
+namespace fastci::evidence {
+
+const std::vector<ReaderInfo>& readers() {
+  // One line per format; detection tries them in this order, so specific formats come first.
+  static const std::vector<ReaderInfo> table = {
+  };
+  return table;
+}
+
+const ReaderInfo* find_reader(std::string_view name) {
+  for (const ReaderInfo& reader : readers()) {
+    if (reader.name == name) return &reader;
+  }
+  return nullptr;
+}
+
+const ReaderInfo* detect_format(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return nullptr;
+  std::string head(kSniffBytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  for (const ReaderInfo& reader : readers()) {
+    if (reader.sniff && reader.sniff(head, file)) return &reader;
+  }
+  return nullptr;
+}
+
+}  // namespace fastci::evidence
