@@ -1,0 +1,65 @@
+#pragma once
+/// The unified call graph over every symbol of every language, on Boost.Graph.
+///
+/// Edges point from a symbol to what it depends on ("caller -> callee", "test -> fixture",
+/// "binding -> C++ function", "member -> its module or class"). The fact model writes `contains`
+/// edges container -> member; the graph reverses them on insertion so that one rule holds for all
+/// kinds: a change to X can affect everything that reaches X.
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "frontend/facts.h"
+
+namespace fastci::callgraph {
+
+/// Dense index of a vertex.
+using VertexId = std::size_t;
+
+/// What the graph knows of a vertex: the symbol, or a placeholder for an unresolved name.
+struct VertexInfo {
+  frontend::Symbol symbol;
+  bool is_test = false;  ///< a runnable test (id "test:<runner id>"), not the function behind it
+};
+
+/// One dependency edge as stored (from depends on to).
+struct EdgeInfo {
+  VertexId from = 0;
+  VertexId to = 0;
+  frontend::EdgeKind kind = frontend::EdgeKind::call;
+  std::string file;
+  int line = 0;
+};
+
+/// Symbols plus dependency edges, with lookup by symbol id.
+class CallGraph {
+ public:
+  CallGraph();
+  ~CallGraph();
+  CallGraph(CallGraph&&) noexcept;
+  CallGraph& operator=(CallGraph&&) noexcept;
+
+  /// Builds the graph from linked facts; unresolved "?name" targets become placeholder vertices.
+  static CallGraph build(const frontend::RepositoryFacts& facts);
+
+  std::size_t vertex_count() const;
+  std::size_t edge_count() const;
+  std::optional<VertexId> find(std::string_view symbol_id) const;
+  const VertexInfo& vertex(VertexId id) const;
+  /// Edges leaving `id` (what it depends on).
+  std::vector<EdgeInfo> dependencies(VertexId id) const;
+  /// Edges entering `id` (what depends on it).
+  std::vector<EdgeInfo> dependents(VertexId id) const;
+  /// Every vertex whose symbol lies in `file`.
+  std::vector<VertexId> symbols_in_file(std::string_view file) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fastci::callgraph

@@ -1,0 +1,100 @@
+#include <gtest/gtest.h>
+
+#include "callgraph/dot.h"
+#include "callgraph/graph.h"
+#include "callgraph/impact.h"
+
+namespace fastci::callgraph {
+namespace {
+
+using frontend::EdgeKind;
+using frontend::SymbolKind;
+
+frontend::Symbol symbol(const std::string& id, SymbolKind kind = SymbolKind::function) {
+  frontend::Symbol s;
+  s.id = "py:" + id;
+  s.kind = kind;
+  s.qualified_name = id;
+  s.file = "pkg/" + id.substr(0, id.find('.')) + ".py";
+  s.first_line = 1;
+  return s;
+}
+
+frontend::Edge edge(const std::string& from, const std::string& to, EdgeKind kind = EdgeKind::call) {
+  return {"py:" + from, to.starts_with("?") ? to : "py:" + to, kind, "pkg/x.py", 3};
+}
+
+/// mod.helper <- mod.api <- tests.test_api (two parametrized ids); tests.test_other calls torch only.
+frontend::RepositoryFacts sample() {
+  frontend::FileFacts lib;
+  lib.path = "pkg/mod.py";
+  lib.symbols = {symbol("mod", SymbolKind::module), symbol("mod.helper"), symbol("mod.api"),
+                 symbol("mod.unused")};
+  lib.edges = {edge("mod.api", "mod.helper"), edge("mod", "mod.helper", EdgeKind::contains),
+               edge("mod", "mod.api", EdgeKind::contains), edge("mod", "mod.unused", EdgeKind::contains)};
+  frontend::FileFacts tests;
+  tests.path = "tests/test_mod.py";
+  tests.symbols = {symbol("tests", SymbolKind::module), symbol("tests.test_api", SymbolKind::test),
+                   symbol("tests.test_other", SymbolKind::test), symbol("tests.fixture_db")};
+  tests.edges = {edge("tests.test_api", "mod.api"), edge("tests.test_other", "?torch.cat"),
+                 edge("tests.fixture_db", "mod.unused")};
+  tests.tests = {{"tests/test_mod.py::test_api[1]", "py:tests.test_api", "tests/test_mod.py", 5, {}, {}, 0, {}},
+                 {"tests/test_mod.py::test_api[2]", "py:tests.test_api", "tests/test_mod.py", 5, {}, {}, 0, {}},
+                 {"tests/test_mod.py::test_other", "py:tests.test_other", "tests/test_mod.py", 9,
+                  {"py:tests.fixture_db"}, {}, 0, {}}};
+  return {{lib, tests}, {}};
+}
+
+TEST(CallGraph, KeepsPlaceholdersAndTestVertices) {
+  auto graph = CallGraph::build(sample());
+  ASSERT_TRUE(graph.find("?torch.cat").has_value());
+  EXPECT_EQ(graph.vertex(*graph.find("?torch.cat")).symbol.kind, SymbolKind::placeholder);
+  EXPECT_TRUE(graph.vertex(*graph.find("test:tests/test_mod.py::test_api[1]")).is_test);
+  EXPECT_FALSE(graph.vertex(*graph.find("py:tests.test_api")).is_test);
+}
+
+TEST(Impact, ReachesEveryParametrizedIdWithAShortestWitness) {
+  auto graph = CallGraph::build(sample());
+  auto hits = tests_reaching(graph, {"py:mod.helper"});
+  ASSERT_EQ(hits.size(), 2u);
+  EXPECT_EQ(hits[0].test_id, "tests/test_mod.py::test_api[1]");
+  ASSERT_EQ(hits[0].witness.size(), 4u);  // test id -> test function -> api -> helper
+  EXPECT_EQ(hits[0].witness.front().symbol_id, "test:tests/test_mod.py::test_api[1]");
+  EXPECT_EQ(hits[0].witness[2].symbol_id, "py:mod.api");
+  EXPECT_EQ(hits[0].witness.back().symbol_id, "py:mod.helper");
+  EXPECT_EQ(hits[0].distance, 3);
+}
+
+TEST(Impact, FixturesCarryReachability) {
+  auto graph = CallGraph::build(sample());
+  auto hits = tests_reaching(graph, {"py:mod.unused"});
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0].test_id, "tests/test_mod.py::test_other");
+  EXPECT_EQ(hits[0].witness[0].kind_to_next, EdgeKind::fixture);
+}
+
+TEST(Impact, ModuleLevelChangeReachesItsMembersUsers) {
+  // contains edges are stored member -> module: a module-level change affects every user of a member.
+  auto graph = CallGraph::build(sample());
+  auto hits = tests_reaching(graph, {"py:mod"});
+  EXPECT_EQ(hits.size(), 3u);
+}
+
+TEST(Impact, UnknownSeedsSelectNothing) {
+  auto graph = CallGraph::build(sample());
+  EXPECT_TRUE(tests_reaching(graph, {"py:nope"}).empty());
+  auto path = dependency_path(graph, *graph.find("py:mod.api"), *graph.find("py:mod.helper"));
+  EXPECT_EQ(path.size(), 2u);
+  EXPECT_TRUE(dependency_path(graph, *graph.find("py:mod.helper"), *graph.find("py:mod.api")).empty());
+}
+
+TEST(Dot, NeighbourhoodNamesTheCenterAndEdgeKinds) {
+  auto graph = CallGraph::build(sample());
+  auto dot = neighbourhood_dot(graph, *graph.find("py:mod.api"), 1);
+  EXPECT_NE(dot.find("fillcolor=gold"), std::string::npos);
+  EXPECT_NE(dot.find("mod.helper"), std::string::npos);
+  EXPECT_NE(dot.find("label=\"call\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fastci::callgraph

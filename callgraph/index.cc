@@ -1,0 +1,114 @@
+#include "callgraph/index.h"
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "frontend/python/python_frontend.h"
+#include "util/progress.h"
+
+namespace fastci::callgraph {
+
+namespace python = frontend::python;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+frontend::Diagnostic warning(const std::string& file, const std::string& message) {
+  return {frontend::Diagnostic::Severity::warning, file, 0, message};
+}
+
+}  // namespace
+
+const frontend::FileFacts* IndexResult::find(const std::string& path) const {
+  auto it = file_index.find(path);
+  return it == file_index.end() ? nullptr : &facts.files[it->second];
+}
+
+std::vector<frontend::Test> IndexResult::tests() const {
+  std::vector<frontend::Test> out;
+  for (const auto& f : facts.files) out.insert(out.end(), f.tests.begin(), f.tests.end());
+  return out;
+}
+
+bool is_indexed_source(const std::string& path) { return path.ends_with(".py"); }
+
+std::string frontend_version() { return std::string("python-") + python::kFrontendVersion; }
+
+frontend::FileFacts parse_file(const std::string& path, const std::string& content) {
+  return python::parse_module(path, content).facts;
+}
+
+IndexResult index_repository(const std::vector<SourceFile>& files, IndexCache& cache,
+                             const IndexOptions& options) {
+  IndexResult result;
+  std::vector<const SourceFile*> sources;
+  for (const auto& f : files) {
+    if (!is_indexed_source(f.path)) continue;
+    if (f.is_symlink) {
+      // A symlink is never followed: it may point out of the repository.
+      result.facts.diagnostics.push_back(warning(f.path, "symbolic link not followed; not indexed"));
+      continue;
+    }
+    sources.push_back(&f);
+  }
+  result.files = sources.size();
+  std::vector<python::ModuleRecord> records(sources.size());
+  std::vector<CacheEntry> fresh;
+  std::mutex fresh_mutex;
+  std::atomic<std::size_t> next{0}, parsed{0};
+  util::Progress progress("indexing", sources.size());
+  if (!options.show_progress) progress.finish();
+  auto start = std::chrono::steady_clock::now();
+
+  auto work = [&] {
+    for (std::size_t i = next++; i < sources.size(); i = next++) {
+      const SourceFile& source = *sources[i];
+      if (auto blob = cache.lookup("python", source.path, source.content_hash)) {
+        if (auto record = python::deserialize(*blob); record.ok()) {
+          records[i] = std::move(*record);
+          progress.advance();
+          continue;
+        }
+      }
+      auto content = source.load();
+      if (!content.ok()) {
+        records[i] = python::parse_module(source.path, "");
+        records[i].facts.parsed = false;
+        records[i].facts.diagnostics.push_back(
+            {frontend::Diagnostic::Severity::error, source.path, 0, content.error().message});
+      } else {
+        records[i] = python::parse_module(source.path, *content);
+        std::lock_guard lock(fresh_mutex);
+        fresh.push_back({"python", source.path, source.content_hash, python::serialize(records[i])});
+      }
+      ++parsed;
+      progress.advance();
+    }
+  };
+  unsigned threads = std::max(1u, std::min<unsigned>(options.threads, sources.size() / 64 + 1));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  progress.finish();
+  result.parsed = parsed;
+  result.parse_seconds = seconds_since(start);
+
+  if (auto status = cache.store(fresh); !status)
+    result.facts.diagnostics.push_back(warning(".fastci/index.db", status.error().message));
+
+  start = std::chrono::steady_clock::now();
+  auto diagnostics = std::move(result.facts.diagnostics);
+  result.facts = python::link_modules(std::move(records));
+  result.facts.diagnostics.insert(result.facts.diagnostics.end(), diagnostics.begin(), diagnostics.end());
+  result.link_seconds = seconds_since(start);
+  for (std::size_t i = 0; i < result.facts.files.size(); ++i) result.file_index[result.facts.files[i].path] = i;
+  return result;
+}
+
+}  // namespace fastci::callgraph

@@ -1,0 +1,102 @@
+#include "callgraph/index_cache.h"
+
+#include <sqlite3.h>
+
+namespace fastci::callgraph {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+PRAGMA journal_mode=WAL;
+PRAGMA synchronous=NORMAL;
+CREATE TABLE IF NOT EXISTS facts (
+  frontend TEXT NOT NULL,
+  version TEXT NOT NULL,
+  path TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  blob BLOB NOT NULL,
+  PRIMARY KEY (frontend, path, content_hash)
+) WITHOUT ROWID;
+)sql";
+
+util::Error sqlite_error(sqlite3* db, const std::filesystem::path& file, const std::string& what) {
+  return util::Error{what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"), file.string()};
+}
+
+}  // namespace
+
+util::Result<std::unique_ptr<IndexCache>> IndexCache::open(const std::filesystem::path& file,
+                                                           std::string frontend_version) {
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  if (ec) return util::Error{"cannot create cache folder: " + ec.message(), file.parent_path().string()};
+  std::unique_ptr<IndexCache> cache(new IndexCache());
+  cache->version_ = std::move(frontend_version);
+  if (sqlite3_open(file.c_str(), &cache->db_) != SQLITE_OK)
+    return sqlite_error(cache->db_, file, "cannot open index cache");
+  sqlite3_busy_timeout(cache->db_, 10000);
+  char* message = nullptr;
+  if (sqlite3_exec(cache->db_, kSchema, nullptr, nullptr, &message) != SQLITE_OK) {
+    std::string text = message ? message : "unknown error";
+    sqlite3_free(message);
+    return util::Error{"index cache is not usable (" + text + "); delete it to rebuild", file.string()};
+  }
+  if (sqlite3_prepare_v2(cache->db_,
+                         "SELECT blob FROM facts WHERE frontend=?1 AND path=?2 AND content_hash=?3 "
+                         "AND version=?4",
+                         -1, &cache->lookup_, nullptr) != SQLITE_OK)
+    return sqlite_error(cache->db_, file, "cannot prepare index cache query");
+  return cache;
+}
+
+std::unique_ptr<IndexCache> IndexCache::disabled() { return std::unique_ptr<IndexCache>(new IndexCache()); }
+
+IndexCache::~IndexCache() {
+  sqlite3_finalize(lookup_);
+  sqlite3_close(db_);
+}
+
+std::optional<std::string> IndexCache::lookup(std::string_view frontend, std::string_view path,
+                                              std::string_view content_hash) {
+  if (!db_) return std::nullopt;
+  sqlite3_reset(lookup_);
+  sqlite3_bind_text(lookup_, 1, frontend.data(), static_cast<int>(frontend.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(lookup_, 2, path.data(), static_cast<int>(path.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(lookup_, 3, content_hash.data(), static_cast<int>(content_hash.size()),
+                    SQLITE_TRANSIENT);
+  sqlite3_bind_text(lookup_, 4, version_.data(), static_cast<int>(version_.size()), SQLITE_TRANSIENT);
+  if (sqlite3_step(lookup_) != SQLITE_ROW) return std::nullopt;
+  const void* data = sqlite3_column_blob(lookup_, 0);
+  int size = sqlite3_column_bytes(lookup_, 0);
+  return std::string(static_cast<const char*>(data), static_cast<std::size_t>(size));
+}
+
+util::Status IndexCache::store(const std::vector<CacheEntry>& entries) {
+  if (!db_ || entries.empty()) return {};
+  sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+  sqlite3_stmt* insert = nullptr;
+  sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO facts VALUES (?1, ?2, ?3, ?4, ?5)", -1, &insert,
+                     nullptr);
+  for (const auto& e : entries) {
+    sqlite3_reset(insert);
+    sqlite3_bind_text(insert, 1, e.frontend.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(insert, 2, version_.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(insert, 3, e.path.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(insert, 4, e.content_hash.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_blob(insert, 5, e.blob.data(), static_cast<int>(e.blob.size()), SQLITE_TRANSIENT);
+    if (sqlite3_step(insert) != SQLITE_DONE) {
+      std::string message = sqlite3_errmsg(db_);
+      sqlite3_finalize(insert);
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      return util::Error{"cannot write index cache: " + message};
+    }
+  }
+  sqlite3_finalize(insert);
+  if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    std::string message = sqlite3_errmsg(db_);
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    return util::Error{"cannot commit index cache: " + message};
+  }
+  return {};
+}
+
+}  // namespace fastci::callgraph

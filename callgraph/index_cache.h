@@ -1,0 +1,50 @@
+#pragma once
+/// Per-file facts keyed by content hash, in SQLite under `.fastci/`, so a re-run parses only
+/// what changed.
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace fastci::callgraph {
+
+/// One cached record to store.
+struct CacheEntry {
+  std::string frontend;      ///< which frontend wrote it ("python", "cpp")
+  std::string path;          ///< repository-relative path (part of the key: module names come from it)
+  std::string content_hash;  ///< hash of the bytes parsed (for C++: of the TU and the headers it read)
+  std::string blob;          ///< the frontend's serialized per-file record
+};
+
+/// The SQLite-backed index cache. Entries written by another frontend version are ignored.
+class IndexCache {
+ public:
+  /// Opens (creating) the cache file; fails with a message naming the file.
+  static util::Result<std::unique_ptr<IndexCache>> open(const std::filesystem::path& file,
+                                                        std::string frontend_version);
+  /// A cache that stores nothing (for --no-cache).
+  static std::unique_ptr<IndexCache> disabled();
+  ~IndexCache();
+
+  /// The blob for (frontend, path, hash), if cached.
+  std::optional<std::string> lookup(std::string_view frontend, std::string_view path,
+                                    std::string_view content_hash);
+  /// Stores entries in one transaction; a failure leaves the cache as it was.
+  util::Status store(const std::vector<CacheEntry>& entries);
+
+ private:
+  IndexCache() = default;
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* lookup_ = nullptr;
+  std::string version_;
+};
+
+}  // namespace fastci::callgraph

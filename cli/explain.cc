@@ -1,0 +1,76 @@
+#include "cli/explain.h"
+
+#include <sstream>
+
+namespace fastci::cli {
+namespace {
+
+using nlohmann::json;
+
+const json* find_in(const json& plan, const char* section, const std::string& id) {
+  if (!plan.contains(section)) return nullptr;
+  for (const auto& entry : plan[section])
+    if (entry.value("id", "") == id) return &entry;
+  return nullptr;
+}
+
+void write_witness(std::ostringstream& out, const json& witness) {
+  for (const auto& step : witness) {
+    out << "      " << step.value("display", step.value("symbol", ""));
+    if (step.contains("edge")) out << "\n        --" << step["edge"].get<std::string>() << "-->";
+    out << "\n";
+  }
+}
+
+}  // namespace
+
+std::string explain_test(const json& plan, const std::string& test_id) {
+  std::ostringstream out;
+  std::string range = plan.value("base", "").substr(0, 12) + ".." + plan.value("head", "").substr(0, 12);
+  if (const json* t = find_in(plan, "tests", test_id)) {
+    out << test_id << ": SELECTED for " << range << "\n";
+    for (const auto& r : (*t)["reasons"]) {
+      out << "  - " << r.value("kind", "") << ": " << r.value("text", "") << "\n";
+      if (r.contains("witness")) {
+        out << "    path (test first, changed symbol last):\n";
+        write_witness(out, r["witness"]);
+      }
+    }
+    if (t->contains("overrides") && !(*t)["overrides"].empty())
+      out << "  overrides: " << (*t)["overrides"].dump() << "\n";
+    return out.str();
+  }
+  if (const json* t = find_in(plan, "pruned", test_id)) {
+    out << test_id << ": PRUNED for " << range << "\n  " << t->value("reason", "") << "\n";
+    if (t->contains("kept_by")) out << "  stands in for it: " << (*t)["kept_by"].dump() << "\n";
+    return out.str();
+  }
+  if (const json* t = find_in(plan, "skipped", test_id)) {
+    out << test_id << ": SKIPPED for " << range << "\n  " << t->value("reason", "") << "\n";
+    if (plan.contains("changes")) {
+      out << "  changed symbols it does not reach:\n";
+      std::size_t n = 0;
+      for (const auto& s : plan["changes"]["symbols"]) {
+        if (++n > 10) break;
+        out << "    " << s.value("change", "") << " " << s.value("name", "") << " (" << s.value("file", "")
+            << ":" << s.value("first_line", 0) << ")\n";
+      }
+    }
+    return out.str();
+  }
+  return {};
+}
+
+std::vector<std::string> similar_test_ids(const json& plan, const std::string& fragment, std::size_t limit) {
+  std::vector<std::string> out;
+  for (const char* section : {"tests", "pruned", "skipped"}) {
+    if (!plan.contains(section)) continue;
+    for (const auto& entry : plan[section]) {
+      std::string id = entry.value("id", "");
+      if (id.find(fragment) != std::string::npos && out.size() < limit) out.push_back(id);
+    }
+  }
+  return out;
+}
+
+}  // namespace fastci::cli

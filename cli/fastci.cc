@@ -1,0 +1,127 @@
+/// fastci: the companion commands (explain, graph; evidence ingestion).
+
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <iostream>
+
+#include "callgraph/dot.h"
+#include "cli/exit_codes.h"
+#include "cli/explain.h"
+#include "planner/analyze.h"
+#include "util/file.h"
+
+namespace {
+
+using namespace fastci;
+
+int explain(const std::string& repository, const std::string& plan_file, const std::string& test_id) {
+  std::filesystem::path path = plan_file.empty()
+                                   ? std::filesystem::path(repository) / ".fastci" / "last-plan.json"
+                                   : std::filesystem::path(plan_file);
+  auto text = util::read_file(path);
+  if (!text.ok()) {
+    std::cerr << "fastci explain: " << text.error().to_string()
+              << " (run fastci-analyze first, or pass --plan)\n";
+    return cli::kInputError;
+  }
+  auto plan = nlohmann::json::parse(*text, nullptr, false);
+  if (plan.is_discarded() || !plan.is_object()) {
+    std::cerr << "fastci explain: " << path.string() << ": not a plan JSON file\n";
+    return cli::kInputError;
+  }
+  std::string answer = cli::explain_test(plan, test_id);
+  if (answer.empty()) {
+    std::cerr << "fastci explain: " << test_id << " is not in the plan " << path.string() << "\n";
+    auto similar = cli::similar_test_ids(plan, test_id.substr(test_id.rfind(':') + 1));
+    for (const auto& s : similar) std::cerr << "  did you mean " << s << "\n";
+    return cli::kNotFound;
+  }
+  std::cout << answer;
+  return cli::kSuccess;
+}
+
+/// Finds a symbol by id, by qualified name, or by a unique suffix of the qualified name.
+std::optional<callgraph::VertexId> find_symbol(const callgraph::CallGraph& graph, const std::string& name) {
+  if (auto v = graph.find(name)) return v;
+  if (auto v = graph.find("py:" + name)) return v;
+  std::optional<callgraph::VertexId> found;
+  for (callgraph::VertexId v = 0; v < graph.vertex_count(); ++v) {
+    const auto& q = graph.vertex(v).symbol.qualified_name;
+    if (q == name || q.ends_with("." + name)) {
+      if (found) return std::nullopt;
+      found = v;
+    }
+  }
+  return found;
+}
+
+int graph_dot(const std::string& repository, const std::string& rev, const std::string& symbol, int depth) {
+  planner::AnalyzeOptions options;
+  options.repository = repository;
+  auto repo = planner::GitRepository::open(repository);
+  if (!repo.ok()) {
+    std::cerr << "fastci graph: " << repo.error().to_string() << "\n";
+    return cli::kInputError;
+  }
+  auto commit = (*repo)->resolve(rev);
+  if (!commit.ok()) {
+    std::cerr << "fastci graph: " << commit.error().to_string() << "\n";
+    return cli::kInputError;
+  }
+  auto cache = planner::open_index_cache(options);
+  if (!cache.ok()) {
+    std::cerr << "fastci graph: " << cache.error().to_string() << "\n";
+    return cli::kInputError;
+  }
+  auto index = planner::index_commit(**repo, *commit, **cache, options);
+  if (!index.ok()) {
+    std::cerr << "fastci graph: " << index.error().to_string() << "\n";
+    return cli::kInputError;
+  }
+  auto vertex = find_symbol(index->graph, symbol);
+  if (!vertex) {
+    std::cerr << "fastci graph: no unique symbol named '" << symbol << "' at " << rev << "\n";
+    return cli::kNotFound;
+  }
+  std::cout << callgraph::neighbourhood_dot(index->graph, *vertex, depth);
+  return cli::kSuccess;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"fastci: explain plans, inspect the call graph, manage evidence"};
+  app.require_subcommand(1);
+  std::string repository = ".";
+  app.add_option("--repo", repository, "repository")->capture_default_str();
+
+  std::string plan_file, test_id;
+  auto* explain_cmd = app.add_subcommand("explain", "why a test was selected, pruned or skipped");
+  explain_cmd->add_option("test_id", test_id, "test id as the runner names it")->required();
+  explain_cmd->add_option("--plan", plan_file, "plan JSON (default REPO/.fastci/last-plan.json)");
+
+  std::string symbol, rev = "HEAD";
+  int depth = 2;
+  bool dot = false;
+  auto* graph_cmd = app.add_subcommand("graph", "print a symbol's call-graph neighbourhood");
+  graph_cmd->add_flag("--dot", dot, "Graphviz DOT output (the only format)");
+  graph_cmd->add_option("symbol", symbol, "symbol id, qualified name or unique suffix")->required();
+  graph_cmd->add_option("--rev", rev, "commit to index")->capture_default_str();
+  graph_cmd->add_option("--depth", depth, "edges to follow each way")->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? cli::kSuccess : cli::kUsageError;
+  }
+  try {
+    if (explain_cmd->parsed()) return explain(repository, plan_file, test_id);
+    if (graph_cmd->parsed()) return graph_dot(repository, rev, symbol, depth);
+  } catch (const std::exception& e) {
+    std::cerr << "fastci: internal error: " << e.what() << "\n";
+    return cli::kInternalError;
+  }
+  return cli::kUsageError;
+}

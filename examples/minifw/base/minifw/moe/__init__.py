@@ -1,0 +1,2 @@
+from .router import TopKRouter, topk_routing
+from .layer import MoELayer

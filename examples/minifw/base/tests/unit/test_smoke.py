@@ -1,0 +1,5 @@
+import minifw
+
+
+def test_package_imports():
+    assert minifw.TransformerConfig().validate()

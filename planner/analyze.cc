@@ -1,0 +1,119 @@
+#include "planner/analyze.h"
+
+#include <chrono>
+#include <map>
+
+namespace fastci::planner {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+util::Result<std::unique_ptr<callgraph::IndexCache>> open_index_cache(const AnalyzeOptions& options) {
+  if (!options.use_cache) return callgraph::IndexCache::disabled();
+  auto dir = options.state_dir.empty() ? options.repository / ".fastci" : options.state_dir;
+  return callgraph::IndexCache::open(dir / "index.db", callgraph::frontend_version());
+}
+
+util::Result<CommitIndex> index_commit(const GitRepository& repo, const std::string& commit,
+                                       callgraph::IndexCache& cache, const AnalyzeOptions& options) {
+  auto files = repo.list_files(commit);
+  if (!files.ok()) return files.error();
+  std::vector<callgraph::SourceFile> sources;
+  sources.reserve(files->size());
+  for (const auto& f : *files) {
+    std::string blob = f.blob_id;
+    sources.push_back({f.path, blob, [&repo, blob] { return repo.read_blob(blob); }, f.is_symlink});
+  }
+  CommitIndex result;
+  result.commit = commit;
+  result.index = callgraph::index_repository(sources, cache, {options.threads, options.show_progress});
+  result.graph = callgraph::CallGraph::build(result.index.facts);
+  return result;
+}
+
+util::Result<Config> load_config(const GitRepository& repo, const std::string& commit) {
+  for (const char* name : {"fastci.toml", "pyproject.toml"}) {
+    auto text = repo.read_file(commit, name);
+    if (!text.ok()) continue;
+    auto config = parse_config(*text, name);
+    if (!config.ok()) return config.error();
+    if (config->source != "defaults" || std::string(name) == "fastci.toml") return config;
+  }
+  return default_config();
+}
+
+util::Result<Plan> analyze(const AnalyzeOptions& options) {
+  auto start = Clock::now();
+  auto repo = GitRepository::open(options.repository);
+  if (!repo.ok()) return repo.error();
+  auto base = (*repo)->resolve(options.base);
+  if (!base.ok()) return base.error();
+  auto head = (*repo)->resolve(options.head);
+  if (!head.ok()) return head.error();
+  // The configuration comes from the base commit: a pull request cannot narrow its own selection.
+  auto config = load_config(**repo, *base);
+  if (!config.ok()) return config.error();
+  auto diffs = (*repo)->diff(*base, *head);
+  if (!diffs.ok()) return diffs.error();
+  auto cache = open_index_cache(options);
+  if (!cache.ok()) return cache.error();
+
+  auto index_start = Clock::now();
+  auto head_index = index_commit(**repo, *head, **cache, options);
+  if (!head_index.ok()) return head_index.error();
+
+  // Base-side facts of changed files only: enough to tell changed, added and deleted symbols.
+  std::map<std::string, frontend::FileFacts> base_files;
+  for (const auto& d : *diffs) {
+    if (d.status == FileStatus::added || !callgraph::is_indexed_source(d.old_path)) continue;
+    auto text = (*repo)->read_file(*base, d.old_path);
+    if (text.ok()) base_files.emplace(d.old_path, callgraph::parse_file(d.old_path, *text));
+  }
+  Plan plan;
+  plan.repository = std::filesystem::absolute(options.repository).lexically_normal().string();
+  plan.config_source = config->source;
+  plan.timing.index_seconds = seconds_since(index_start);
+  plan.timing.link_seconds = head_index->index.link_seconds;
+  plan.timing.files_indexed = head_index->index.files;
+  plan.timing.files_parsed = head_index->index.parsed;
+  plan.changes = build_change_set(
+      *base, *head, *diffs,
+      [&](const std::string& path) -> const frontend::FileFacts* {
+        auto it = base_files.find(path);
+        return it == base_files.end() ? nullptr : &it->second;
+      },
+      [&](const std::string& path) { return head_index->index.find(path); }, *config);
+
+  // Deleted symbols are found from the base commit's graph: their old callers are what breaks.
+  std::optional<CommitIndex> base_index;
+  for (const auto& s : plan.changes.symbols)
+    if (s.change == SymbolChange::deleted) {
+      auto indexed = index_commit(**repo, *base, **cache, options);
+      if (!indexed.ok()) return indexed.error();
+      base_index = std::move(*indexed);
+      break;
+    }
+
+  auto select_start = Clock::now();
+  auto tests = head_index->index.tests();
+  SelectionInput input{&plan.changes, &head_index->graph, base_index ? &base_index->graph : nullptr,
+                       &tests, &*config};
+  plan.selection = select_tests(input);
+  plan.timing.select_seconds = seconds_since(select_start);
+  plan.symbols = head_index->graph.vertex_count();
+  plan.edges = head_index->graph.edge_count();
+  for (const auto& f : head_index->index.facts.files)
+    for (const auto& d : f.diagnostics)
+      if (d.severity == frontend::Diagnostic::Severity::error) plan.diagnostics.push_back(d);
+  for (const auto& d : head_index->index.facts.diagnostics) plan.diagnostics.push_back(d);
+  plan.timing.total_seconds = seconds_since(start);
+  return plan;
+}
+
+}  // namespace fastci::planner

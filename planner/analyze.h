@@ -1,0 +1,48 @@
+#pragma once
+/// fastci-analyze end to end: refs -> diff -> index -> change set -> selection -> plan.
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "callgraph/graph.h"
+#include "callgraph/index.h"
+#include "planner/git_repository.h"
+#include "planner/plan.h"
+#include "planner/rules.h"
+#include "util/result.h"
+
+namespace fastci::planner {
+
+/// What fastci-analyze was asked to do.
+struct AnalyzeOptions {
+  std::filesystem::path repository = ".";
+  std::string base = "HEAD~1";
+  std::string head = "HEAD";
+  std::filesystem::path state_dir;  ///< index cache folder; default <repository>/.fastci
+  bool use_cache = true;
+  unsigned threads = 2;
+  bool show_progress = true;
+};
+
+/// The indexed state of one commit: linked facts and their call graph.
+struct CommitIndex {
+  std::string commit;
+  callgraph::IndexResult index;
+  callgraph::CallGraph graph;
+};
+
+/// Opens the index cache for a repository (a disabled one when `use_cache` is false).
+util::Result<std::unique_ptr<callgraph::IndexCache>> open_index_cache(const AnalyzeOptions& options);
+
+/// Indexes every source file of `commit` (read from git objects, never from the work tree).
+util::Result<CommitIndex> index_commit(const GitRepository& repo, const std::string& commit,
+                                       callgraph::IndexCache& cache, const AnalyzeOptions& options);
+
+/// Reads the repository configuration at `commit`: fastci.toml, else pyproject.toml [tool.fastci].
+util::Result<Config> load_config(const GitRepository& repo, const std::string& commit);
+
+/// Runs the whole analysis.
+util::Result<Plan> analyze(const AnalyzeOptions& options);
+
+}  // namespace fastci::planner

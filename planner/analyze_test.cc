@@ -1,0 +1,145 @@
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "planner/analyze.h"
+#include "planner/plan_json.h"
+#include "planner/report.h"
+
+namespace fastci::planner {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path temp_dir(const std::string& name) {
+  auto dir = fs::temp_directory_path() / ("fastci_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  return dir;
+}
+
+int sh(const std::string& command) { return std::system(command.c_str()); }
+
+fs::path example_repo() {
+  static fs::path path = [] {
+    auto dest = temp_dir("analyze_example");
+    EXPECT_EQ(sh(std::string(FASTCI_SOURCE_DIR) + "/scripts/make_example_repo.sh " + dest.string() + " >/dev/null"), 0);
+    return dest;
+  }();
+  return path;
+}
+
+AnalyzeOptions options_for(const fs::path& repo, const std::string& base, const std::string& head) {
+  AnalyzeOptions o;
+  o.repository = repo;
+  o.base = base;
+  o.head = head;
+  o.show_progress = false;
+  o.state_dir = repo / ".fastci-test";
+  return o;
+}
+
+std::set<std::string> selected_ids(const Plan& plan) {
+  std::set<std::string> out;
+  for (const auto& s : plan.selection.selected) out.insert(s.test.id);
+  return out;
+}
+
+TEST(Analyze, ExampleChangeSelectsExactlyTheTestsThatReachTheRouter) {
+  auto plan = analyze(options_for(example_repo(), "base", "change"));
+  ASSERT_TRUE(plan.ok()) << plan.error().to_string();
+  ASSERT_EQ(plan->changes.symbols.size(), 1u);
+  EXPECT_EQ(plan->changes.symbols[0].id, "py:minifw.moe.router.topk_routing");
+  EXPECT_FALSE(plan->widened());
+  std::set<std::string> want = {
+      "tests/unit/test_router.py::TestTopKRouter::test_route_picks_largest[1]",
+      "tests/unit/test_router.py::TestTopKRouter::test_route_picks_largest[2]",
+      "tests/unit/test_router.py::TestTopKRouter::test_weights_normalised",
+      "tests/unit/test_model.py::test_forward_keeps_shape[0]",
+      "tests/unit/test_model.py::test_forward_keeps_shape[4]",
+      "tests/unit/test_smoke.py::test_package_imports",  // always_run in [tool.fastci]
+  };
+  EXPECT_EQ(selected_ids(*plan), want);
+  EXPECT_EQ(plan->selection.selected.size() + plan->selection.skipped.size(), 19u);
+  for (const auto& s : plan->selection.selected) {
+    ASSERT_FALSE(s.reasons.empty()) << s.test.id;
+    if (s.reasons[0].kind == SelectionReason::Kind::static_path)
+      EXPECT_EQ(s.reasons[0].witness.back().symbol_id, "py:minifw.moe.router.topk_routing");
+  }
+  auto json = plan_to_json(*plan);
+  EXPECT_EQ(json["schema"], kPlanSchema);
+  EXPECT_EQ(json["summary"]["selected"], 6);
+  auto report = render_markdown_report(*plan);
+  EXPECT_NE(report.find("**6 of 19 tests selected**"), std::string::npos);
+}
+
+TEST(Analyze, SecondRunParsesNothing) {
+  auto o = options_for(example_repo(), "base", "change");
+  o.state_dir = example_repo() / ".fastci-cache-test";
+  auto first = analyze(o);
+  ASSERT_TRUE(first.ok());
+  EXPECT_GT(first->timing.files_parsed, 0u);
+  auto second = analyze(o);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->timing.files_parsed, 0u);
+  EXPECT_EQ(selected_ids(*second), selected_ids(*first));
+}
+
+TEST(Analyze, UnknownRefsAreClearErrors) {
+  auto plan = analyze(options_for(example_repo(), "base", "no-such-ref"));
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.error().message.find("unknown ref 'no-such-ref'"), std::string::npos);
+  auto not_repo = analyze(options_for(temp_dir("not_a_repo"), "a", "b"));
+  ASSERT_FALSE(not_repo.ok());
+  EXPECT_NE(not_repo.error().message.find("not a git repository"), std::string::npos);
+}
+
+/// A repository whose head commit holds every kind of bad input at once.
+fs::path bad_input_repo() {
+  auto dir = temp_dir("analyze_bad");
+  EXPECT_EQ(sh(std::string(FASTCI_SOURCE_DIR) + "/scripts/make_example_repo.sh " + dir.string() + " >/dev/null"), 0);
+  // First a valid module and a test of it, then a commit that breaks the module.
+  std::ofstream(dir / "minifw/broken.py") << "def f(x):\n    return x\n";
+  std::ofstream(dir / "tests/unit/test_broken.py") << "from minifw.broken import f\n\ndef test_f():\n    assert f(1) == 1\n";
+  EXPECT_EQ(sh("cd " + dir.string() + " && git add -A && git -c user.name=t -c user.email=t@t commit -qm ok && git tag good"), 0);
+  std::ofstream(dir / "minifw/broken.py") << "def f(x)\n    return x\n";
+  std::ofstream(dir / "minifw/latin1.py") << "# caf\xe9\nVALUE = 1\n";
+  std::ofstream(dir / "minifw/empty.py");
+  std::ofstream(dir / "minifw/blob.py", std::ios::binary) << std::string("\x7f" "ELF\0\0\x01\x02", 8);
+  {
+    std::ofstream big(dir / "minifw/generated.py");
+    for (int i = 0; i < 200000; ++i) big << "CONSTANT_" << i << " = " << i << "  # generated table row\n";
+  }
+  fs::create_symlink("/etc/passwd", dir / "minifw/escape.py");
+  EXPECT_EQ(sh("cd " + dir.string() + " && git add -A && git -c user.name=t -c user.email=t@t commit -qm bad"), 0);
+  return dir;
+}
+
+TEST(Analyze, BadInputNeverCrashesAndNeverNarrowsSilently) {
+  auto repo = bad_input_repo();
+  auto plan = analyze(options_for(repo, "good", "HEAD"));
+  ASSERT_TRUE(plan.ok()) << plan.error().to_string();
+  ASSERT_GT(fs::file_size(repo / "minifw/generated.py"), 5u << 20);
+  std::set<std::string> diagnosed;
+  for (const auto& d : plan->diagnostics) diagnosed.insert(d.file);
+  EXPECT_TRUE(diagnosed.count("minifw/broken.py"));
+  EXPECT_TRUE(diagnosed.count("minifw/latin1.py"));
+  EXPECT_TRUE(diagnosed.count("minifw/blob.py"));
+  EXPECT_TRUE(diagnosed.count("minifw/escape.py"));
+  // The unparsable module widens to its importers, and says so.
+  bool widened_broken = false;
+  for (const auto& w : plan->changes.widenings)
+    widened_broken |= w.file == "minifw/broken.py" && w.scope == Widening::Scope::importers;
+  EXPECT_TRUE(widened_broken);
+  EXPECT_TRUE(selected_ids(*plan).count("tests/unit/test_broken.py::test_f"));
+  auto report = render_markdown_report(*plan);
+  EXPECT_NE(report.find("Widened selection"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fastci::planner

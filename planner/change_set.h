@@ -1,0 +1,73 @@
+#pragma once
+/// The change under analysis: files and symbols changed between base and head, and every place
+/// where fastci could not map the change exactly and widened instead.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "frontend/facts.h"
+#include "planner/git_repository.h"
+#include "planner/rules.h"
+
+namespace fastci::planner {
+
+/// How a symbol changed.
+enum class SymbolChange { changed, added, deleted, renamed };
+
+/// A symbol whose definition differs between base and head (by body hash, not by line overlap).
+struct ChangedSymbol {
+  std::string id;
+  SymbolChange change = SymbolChange::changed;
+  frontend::SymbolKind kind = frontend::SymbolKind::function;
+  frontend::Language language = frontend::Language::python;
+  std::string qualified_name;
+  std::string file;
+  int first_line = 0, last_line = 0;  ///< at head (at base for deleted symbols)
+  std::string renamed_from;           ///< id at base, for renamed symbols
+};
+
+/// How fastci treats a changed file.
+enum class FileKind { python, native, select_all, ignored, rule, unknown };
+
+/// One changed file and what came of it.
+struct ChangedFile {
+  std::string path;      ///< head path (base path for deleted files)
+  std::string old_path;  ///< base path when renamed
+  FileStatus status = FileStatus::modified;
+  FileKind kind = FileKind::unknown;
+  int lines_added = 0, lines_removed = 0;
+  std::vector<std::string> symbols;  ///< ids of changed symbols in it
+  std::string note;                  ///< e.g. "formatting or comments only"
+};
+
+/// Where the change could not be mapped to symbols exactly, and how selection widens for it.
+struct Widening {
+  enum class Scope { everything, folder, importers, rule, test_file } scope = Scope::everything;
+  std::string file;
+  std::string reason;
+  std::string detail;  ///< folder for `folder`, rule name for `rule`, module id for `importers`
+};
+
+/// Everything the selector needs to know about base..head.
+struct ChangeSet {
+  std::string base, head;  ///< full commit ids
+  std::vector<ChangedFile> files;
+  std::vector<ChangedSymbol> symbols;
+  std::vector<Widening> widenings;
+};
+
+/// Per-file facts at one side of the diff; nullptr when the file has none (not code, absent).
+using FactsLookup = std::function<const frontend::FileFacts*(const std::string& path)>;
+
+/// Maps a diff onto symbols. `base_facts` are the facts of changed files at base, `head_facts`
+/// at head; files without facts go through `config`'s rules.
+ChangeSet build_change_set(const std::string& base, const std::string& head,
+                           const std::vector<FileDiff>& diffs, const FactsLookup& base_facts,
+                           const FactsLookup& head_facts, const Config& config);
+
+const char* to_string(SymbolChange change);
+const char* to_string(FileKind kind);
+const char* to_string(Widening::Scope scope);
+
+}  // namespace fastci::planner

@@ -1,0 +1,132 @@
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "planner/change_set.h"
+
+namespace fastci::planner {
+namespace {
+
+using frontend::FileFacts;
+using frontend::SymbolKind;
+
+frontend::Symbol sym(const std::string& name, SymbolKind kind, int first, int last, std::uint64_t hash) {
+  return {"py:" + name, frontend::Language::python, kind, name, "pkg/mod.py", first, last, hash};
+}
+
+FileFacts facts(std::vector<frontend::Symbol> symbols) {
+  FileFacts f;
+  f.path = "pkg/mod.py";
+  f.symbols = std::move(symbols);
+  return f;
+}
+
+FileDiff modified(std::vector<int> old_lines, std::vector<std::string> old_text, std::vector<int> new_lines,
+                  std::vector<std::string> new_text) {
+  FileDiff d;
+  d.old_path = d.new_path = "pkg/mod.py";
+  d.old_lines = std::move(old_lines);
+  d.old_text = std::move(old_text);
+  d.new_lines = std::move(new_lines);
+  d.new_text = std::move(new_text);
+  return d;
+}
+
+ChangeSet run(const std::vector<FileDiff>& diffs, const FileFacts* base, const FileFacts* head,
+              const Config& config = default_config()) {
+  auto lookup = [](const FileFacts* f) {
+    return [f](const std::string& path) -> const FileFacts* { return f && f->path == path ? f : nullptr; };
+  };
+  return build_change_set("b", "h", diffs, lookup(base), lookup(head), config);
+}
+
+TEST(ChangeSet, BodyChangeMarksTheInnermostSymbol) {
+  auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.C", SymbolKind::class_, 3, 12, 2),
+                     sym("pkg.mod.C.m", SymbolKind::method, 5, 8, 3)});
+  auto head = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.C", SymbolKind::class_, 3, 12, 9),
+                     sym("pkg.mod.C.m", SymbolKind::method, 5, 8, 4)});
+  auto c = run({modified({6}, {"        x = 1"}, {6}, {"        x = 2"})}, &base, &head);
+  ASSERT_EQ(c.symbols.size(), 1u);
+  EXPECT_EQ(c.symbols[0].id, "py:pkg.mod.C.m");
+  EXPECT_EQ(c.symbols[0].change, SymbolChange::changed);
+  EXPECT_TRUE(c.widenings.empty());
+}
+
+TEST(ChangeSet, SameBodyHashIsNotAChange) {
+  auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.f", SymbolKind::function, 2, 6, 7)});
+  auto head = base;
+  auto c = run({modified({3}, {"    return x  # old"}, {3}, {"    return x  # new"})}, &base, &head);
+  EXPECT_TRUE(c.symbols.empty());
+  EXPECT_EQ(c.files[0].note, "formatting, comments or docstrings only");
+}
+
+TEST(ChangeSet, ModuleLevelCommentIsNotAChangeButCodeIs) {
+  auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1)});
+  auto head = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 2)});
+  EXPECT_TRUE(run({modified({}, {}, {1}, {"# a comment"})}, &base, &head).symbols.empty());
+  auto c = run({modified({}, {}, {1}, {"LIMIT = 3"})}, &base, &head);
+  ASSERT_EQ(c.symbols.size(), 1u);
+  EXPECT_EQ(c.symbols[0].kind, SymbolKind::module);
+}
+
+TEST(ChangeSet, AddedDeletedAndRenamedSymbols) {
+  auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.old", SymbolKind::function, 2, 4, 55),
+                     sym("pkg.mod.gone", SymbolKind::function, 6, 8, 66)});
+  auto head = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.new", SymbolKind::function, 2, 4, 55),
+                     sym("pkg.mod.fresh", SymbolKind::function, 10, 12, 77)});
+  auto c = run({modified({2, 6, 7, 8}, {"def old():", "def gone():", "    pass", ""}, {2, 10},
+                         {"def new():", "def fresh():"})},
+               &base, &head);
+  std::map<std::string, SymbolChange> got;
+  for (const auto& s : c.symbols) got[s.id] = s.change;
+  EXPECT_EQ(got["py:pkg.mod.new"], SymbolChange::renamed);
+  EXPECT_EQ(got["py:pkg.mod.fresh"], SymbolChange::added);
+  EXPECT_EQ(got["py:pkg.mod.gone"], SymbolChange::deleted);
+  EXPECT_EQ(got["py:pkg.mod.old"], SymbolChange::deleted);
+}
+
+TEST(ChangeSet, UnparsedHeadWidensToImporters) {
+  auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1)});
+  auto head = base;
+  head.parsed = false;
+  head.diagnostics.push_back({frontend::Diagnostic::Severity::error, "pkg/mod.py", 4, "syntax error: expected ':'"});
+  auto c = run({modified({}, {}, {4}, {"def f(x)"})}, &base, &head);
+  ASSERT_EQ(c.widenings.size(), 1u);
+  EXPECT_EQ(c.widenings[0].scope, Widening::Scope::importers);
+  EXPECT_EQ(c.widenings[0].detail, "py:pkg.mod");
+  EXPECT_NE(c.widenings[0].reason.find("expected ':'"), std::string::npos);
+}
+
+TEST(ChangeSet, NonCodeFilesFollowTheRules) {
+  Config config = default_config();
+  config.rules.push_back({"kernels", {"csrc/**"}, {"tests/ops/**"}});
+  auto file = [](const std::string& path) {
+    FileDiff d;
+    d.old_path = d.new_path = path;
+    d.new_lines = {1};
+    d.new_text = {"x"};
+    return d;
+  };
+  auto c = run({file("README.md"), file("requirements.txt"), file("tests/conftest.py"), file("data/blob.bin"),
+                file("csrc/kernel.cu")},
+               nullptr, nullptr, config);
+  ASSERT_EQ(c.files.size(), 5u);
+  EXPECT_EQ(c.files[0].kind, FileKind::ignored);
+  EXPECT_EQ(c.files[1].kind, FileKind::select_all);
+  std::vector<std::pair<Widening::Scope, std::string>> got;
+  for (const auto& w : c.widenings) got.push_back({w.scope, w.file});
+  std::vector<std::pair<Widening::Scope, std::string>> want = {
+      {Widening::Scope::everything, "requirements.txt"},
+      {Widening::Scope::folder, "tests/conftest.py"},
+      {Widening::Scope::everything, "data/blob.bin"},
+      {Widening::Scope::everything, "csrc/kernel.cu"},
+      {Widening::Scope::rule, "csrc/kernel.cu"}};
+  EXPECT_EQ(got, want);
+
+  config.unknown = UnknownFilePolicy::ignore;
+  auto quiet = run({file("data/blob.bin")}, nullptr, nullptr, config);
+  EXPECT_TRUE(quiet.widenings.empty());
+}
+
+}  // namespace
+}  // namespace fastci::planner

@@ -1,0 +1,42 @@
+#pragma once
+/// The plan: what to run, in what order, and why; plus what was left out and why.
+
+#include <string>
+#include <vector>
+
+#include "frontend/facts.h"
+#include "planner/change_set.h"
+#include "planner/select.h"
+
+namespace fastci::planner {
+
+/// Version of the plan JSON schema (docs/plan-schema.md).
+inline constexpr const char* kPlanSchema = "fastci-plan/1";
+
+/// Timing of the analysis, for the plan's summary and benchmarks.
+struct AnalysisTiming {
+  double index_seconds = 0;
+  double link_seconds = 0;
+  double select_seconds = 0;
+  double total_seconds = 0;
+  std::size_t files_indexed = 0;
+  std::size_t files_parsed = 0;  ///< not served by the index cache
+};
+
+/// Everything fastci-analyze decided for one change.
+struct Plan {
+  std::string repository;
+  ChangeSet changes;
+  Selection selection;
+  std::vector<frontend::Diagnostic> diagnostics;  ///< problems met while indexing
+  AnalysisTiming timing;
+  std::size_t symbols = 0, edges = 0;             ///< size of the head call graph
+  std::string config_source;
+
+  bool widened() const { return !changes.widenings.empty(); }
+};
+
+/// The command that runs one test (pytest node ids: `python -m pytest ID`).
+std::vector<std::string> test_command(const frontend::Test& test);
+
+}  // namespace fastci::planner

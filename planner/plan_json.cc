@@ -1,0 +1,103 @@
+#include "planner/plan_json.h"
+
+namespace fastci::planner {
+namespace {
+
+using nlohmann::json;
+
+json witness_json(const std::vector<callgraph::PathStep>& witness) {
+  json steps = json::array();
+  for (std::size_t i = 0; i < witness.size(); ++i) {
+    json step = {{"symbol", witness[i].symbol_id}, {"display", witness[i].display}};
+    if (i + 1 < witness.size()) step["edge"] = frontend::to_string(witness[i].kind_to_next);
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+json test_json(const frontend::Test& t) {
+  return {{"id", t.id}, {"file", t.file}, {"line", t.line}, {"gpus", t.gpus}, {"marks", t.marks}};
+}
+
+json changes_json(const ChangeSet& c) {
+  json files = json::array();
+  for (const auto& f : c.files) {
+    json file = {{"path", f.path}, {"status", to_string(f.status)}, {"kind", to_string(f.kind)},
+                 {"lines_added", f.lines_added}, {"lines_removed", f.lines_removed},
+                 {"symbols", f.symbols}};
+    if (!f.old_path.empty()) file["old_path"] = f.old_path;
+    if (!f.note.empty()) file["note"] = f.note;
+    files.push_back(std::move(file));
+  }
+  json symbols = json::array();
+  for (const auto& s : c.symbols) {
+    json symbol = {{"id", s.id}, {"change", to_string(s.change)}, {"kind", frontend::to_string(s.kind)},
+                   {"language", frontend::to_string(s.language)}, {"name", s.qualified_name},
+                   {"file", s.file}, {"first_line", s.first_line}, {"last_line", s.last_line}};
+    if (!s.renamed_from.empty()) symbol["renamed_from"] = s.renamed_from;
+    symbols.push_back(std::move(symbol));
+  }
+  json widenings = json::array();
+  for (const auto& w : c.widenings)
+    widenings.push_back({{"scope", to_string(w.scope)}, {"file", w.file}, {"reason", w.reason},
+                         {"detail", w.detail}});
+  return {{"files", files}, {"symbols", symbols}, {"widenings", widenings}};
+}
+
+}  // namespace
+
+json plan_to_json(const Plan& plan) {
+  json tests = json::array();
+  for (const auto& s : plan.selection.selected) {
+    json reasons = json::array();
+    for (const auto& r : s.reasons) {
+      json reason = {{"kind", to_string(r.kind)}, {"text", r.text}};
+      if (!r.changed_symbol.empty()) reason["changed_symbol"] = r.changed_symbol;
+      if (!r.witness.empty()) reason["witness"] = witness_json(r.witness);
+      reasons.push_back(std::move(reason));
+    }
+    json entry = test_json(s.test);
+    entry["command"] = test_command(s.test);
+    entry["overrides"] = json::object();
+    entry["distance"] = s.distance;
+    entry["reasons"] = std::move(reasons);
+    tests.push_back(std::move(entry));
+  }
+  json skipped = json::array();
+  for (const auto& s : plan.selection.skipped) {
+    json entry = test_json(s.test);
+    entry["reason"] = s.reason;
+    skipped.push_back(std::move(entry));
+  }
+  json diagnostics = json::array();
+  for (const auto& d : plan.diagnostics)
+    diagnostics.push_back({{"severity", d.severity == frontend::Diagnostic::Severity::error ? "error" : "warning"},
+                           {"file", d.file}, {"line", d.line}, {"message", d.message}});
+  const auto& t = plan.timing;
+  return {
+      {"schema", kPlanSchema},
+      {"repository", plan.repository},
+      {"base", plan.changes.base},
+      {"head", plan.changes.head},
+      {"config", plan.config_source},
+      {"summary",
+       {{"tests_total", plan.selection.selected.size() + plan.selection.skipped.size()},
+        {"selected", plan.selection.selected.size()},
+        {"pruned", 0},
+        {"skipped", plan.selection.skipped.size()},
+        {"widened", plan.widened()},
+        {"changed_symbols", plan.changes.symbols.size()},
+        {"graph", {{"symbols", plan.symbols}, {"edges", plan.edges}}},
+        {"analysis",
+         {{"files_indexed", t.files_indexed}, {"files_parsed", t.files_parsed},
+          {"index_seconds", t.index_seconds}, {"link_seconds", t.link_seconds},
+          {"select_seconds", t.select_seconds}, {"total_seconds", t.total_seconds}}}}},
+      {"changes", changes_json(plan.changes)},
+      {"tests", tests},
+      {"pruned", json::array()},
+      {"skipped", skipped},
+      {"diagnostics", diagnostics},
+  };
+}
+
+}  // namespace fastci::planner

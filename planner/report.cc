@@ -1,0 +1,104 @@
+#include "planner/report.h"
+
+#include <sstream>
+
+namespace fastci::planner {
+namespace {
+
+std::string short_commit(const std::string& id) { return id.substr(0, 12); }
+
+void write_witness(std::ostringstream& out, const std::vector<callgraph::PathStep>& witness) {
+  for (std::size_t i = 0; i < witness.size(); ++i) {
+    out << (i == 0 ? "  - " : "    ") << "`" << witness[i].display << "`";
+    if (i + 1 < witness.size()) out << " —" << frontend::to_string(witness[i].kind_to_next) << "→";
+    out << "\n";
+  }
+}
+
+void write_changes(std::ostringstream& out, const Plan& plan) {
+  out << "## Changed symbols (" << plan.changes.symbols.size() << ")\n\n";
+  if (plan.changes.symbols.empty()) out << "None.\n";
+  for (const auto& s : plan.changes.symbols) {
+    out << "- " << to_string(s.change) << " " << frontend::to_string(s.kind) << " `" << s.qualified_name
+        << "` (" << s.file << ":" << s.first_line << "-" << s.last_line << ")";
+    if (!s.renamed_from.empty()) out << " from `" << s.renamed_from << "`";
+    out << "\n";
+  }
+  out << "\n### Files\n\n| file | status | kind | +/- | note |\n|---|---|---|---|---|\n";
+  for (const auto& f : plan.changes.files)
+    out << "| `" << f.path << "` | " << to_string(f.status) << " | " << to_string(f.kind) << " | +"
+        << f.lines_added << "/-" << f.lines_removed << " | " << f.note << " |\n";
+  out << "\n";
+}
+
+void write_widenings(std::ostringstream& out, const Plan& plan) {
+  if (plan.changes.widenings.empty() && plan.diagnostics.empty()) return;
+  out << "## Widened selection\n\nfastci could not map every part of this change exactly and selected more "
+         "tests to stay safe:\n\n";
+  for (const auto& w : plan.changes.widenings)
+    out << "- **" << to_string(w.scope) << "** `" << w.file << "`: " << w.reason << "\n";
+  std::size_t shown = 0;
+  for (const auto& d : plan.diagnostics) {
+    if (++shown > 20) {
+      out << "- … " << plan.diagnostics.size() - 20 << " more diagnostics in plan.json\n";
+      break;
+    }
+    out << "- diagnostic `" << d.file << ":" << d.line << "`: " << d.message << "\n";
+  }
+  out << "\n";
+}
+
+void write_selected(std::ostringstream& out, const Plan& plan) {
+  out << "## Selected tests (" << plan.selection.selected.size() << ")\n\n";
+  for (const auto& s : plan.selection.selected) {
+    out << "- `" << s.test.id << "`";
+    if (s.test.gpus > 0) out << " (" << s.test.gpus << " GPUs)";
+    out << "\n";
+    for (const auto& r : s.reasons) {
+      out << "  - " << to_string(r.kind) << ": " << r.text << "\n";
+      if (!r.witness.empty()) {
+        std::ostringstream path;
+        write_witness(path, r.witness);
+        out << "  <details><summary>witness path</summary>\n\n" << path.str() << "\n  </details>\n";
+      }
+      if (s.reasons.size() > 3 && &r == &s.reasons[2]) {
+        out << "  - … " << s.reasons.size() - 3 << " more reasons in plan.json\n";
+        break;
+      }
+    }
+  }
+  out << "\n";
+}
+
+void write_skipped(std::ostringstream& out, const Plan& plan, std::size_t max_listed) {
+  const auto& skipped = plan.selection.skipped;
+  out << "## Skipped tests (" << skipped.size() << ")\n\n";
+  if (skipped.empty()) return;
+  out << "Each has no call-graph path to a changed symbol and no rule selects it.\n\n";
+  for (std::size_t i = 0; i < skipped.size() && i < max_listed; ++i)
+    out << "- `" << skipped[i].test.id << "`\n";
+  if (skipped.size() > max_listed) out << "- … " << skipped.size() - max_listed << " more in plan.json\n";
+  out << "\n";
+}
+
+}  // namespace
+
+std::string render_markdown_report(const Plan& plan, std::size_t max_listed_skipped) {
+  std::ostringstream out;
+  const auto& sel = plan.selection;
+  out << "# fastci impact report\n\n"
+      << "`" << short_commit(plan.changes.base) << "..` `" << short_commit(plan.changes.head) << "`: "
+      << plan.changes.symbols.size() << " changed symbols in " << plan.changes.files.size() << " files; "
+      << "**" << sel.selected.size() << " of " << sel.selected.size() + sel.skipped.size()
+      << " tests selected**, " << sel.skipped.size() << " skipped"
+      << (plan.widened() ? " (selection widened, see below)" : "") << ". Analysis took "
+      << static_cast<int>(plan.timing.total_seconds * 1000) << " ms ("
+      << plan.timing.files_parsed << " of " << plan.timing.files_indexed << " files parsed, the rest cached).\n\n";
+  write_changes(out, plan);
+  write_widenings(out, plan);
+  write_selected(out, plan);
+  write_skipped(out, plan, max_listed_skipped);
+  return out.str();
+}
+
+}  // namespace fastci::planner

@@ -1,0 +1,129 @@
+#include "planner/select.h"
+
+#include <map>
+#include <set>
+
+namespace fastci::planner {
+
+const char* to_string(SelectionReason::Kind kind) {
+  switch (kind) {
+    case SelectionReason::Kind::static_path: return "static-path";
+    case SelectionReason::Kind::evidence: return "evidence";
+    case SelectionReason::Kind::rule: return "rule";
+    case SelectionReason::Kind::own_file: return "own-file";
+    case SelectionReason::Kind::always_run: return "always-run";
+    case SelectionReason::Kind::widening: return "widening";
+  }
+  return "unknown";
+}
+
+namespace {
+
+class Selector {
+ public:
+  explicit Selector(const SelectionInput& input) : input_(input) {
+    for (std::size_t i = 0; i < input.tests->size(); ++i) index_[(*input.tests)[i].id] = i;
+  }
+
+  void add(const std::string& test_id, SelectionReason reason, int distance = -1) {
+    auto it = index_.find(test_id);
+    if (it == index_.end()) return;  // a test that no longer exists at head
+    auto& entry = chosen_[it->second];
+    // One reason of each kind and changed symbol is enough for a report; the first is a shortest path.
+    for (const auto& r : entry.reasons)
+      if (r.kind == reason.kind && r.changed_symbol == reason.changed_symbol && r.text == reason.text)
+        return;
+    entry.reasons.push_back(std::move(reason));
+    if (distance >= 0 && (entry.distance < 0 || distance < entry.distance)) entry.distance = distance;
+  }
+
+  void by_paths(const callgraph::CallGraph& graph, const std::vector<std::string>& seeds,
+                const std::string& side) {
+    for (auto& hit : callgraph::tests_reaching(graph, seeds)) {
+      const auto& target = graph.vertex(*graph.find(hit.changed_symbol)).symbol;
+      std::string text = "reaches " + std::string(seed_label_[hit.changed_symbol]) + " " +
+                         target.qualified_name + side + " in " + std::to_string(hit.distance) + " steps";
+      add(hit.test_id, {SelectionReason::Kind::static_path, text, hit.changed_symbol, hit.witness},
+          hit.distance);
+    }
+  }
+
+  void run() {
+    const ChangeSet& changes = *input_.changes;
+    std::vector<std::string> head_seeds, base_seeds;
+    for (const auto& s : changes.symbols) {
+      seed_label_[s.id] = to_string(s.change);
+      if (s.change == SymbolChange::deleted) base_seeds.push_back(s.id);
+      else head_seeds.push_back(s.id);
+    }
+    for (const auto& w : changes.widenings)
+      if (w.scope == Widening::Scope::importers && !w.detail.empty()) {
+        seed_label_[w.detail] = "unparsed module";
+        head_seeds.push_back(w.detail);
+      }
+    by_paths(*input_.head_graph, head_seeds, "");
+    if (input_.base_graph && !base_seeds.empty()) by_paths(*input_.base_graph, base_seeds, " (at base)");
+
+    std::set<std::string> changed_files;
+    for (const auto& f : changes.files) changed_files.insert(f.path);
+    for (const auto& test : *input_.tests) {
+      if (changed_files.count(test.file))
+        add(test.id, {SelectionReason::Kind::own_file, "its own file " + test.file + " changed", {}, {}});
+      if (any_match(input_.config->always_run, test.id))
+        add(test.id, {SelectionReason::Kind::always_run, "on the always-run list", {}, {}});
+      for (const auto& w : changes.widenings) apply_widening(w, test);
+    }
+  }
+
+  Selection result() const {
+    Selection out;
+    for (std::size_t i = 0; i < input_.tests->size(); ++i) {
+      const auto& test = (*input_.tests)[i];
+      if (auto it = chosen_.find(i); it != chosen_.end()) {
+        SelectedTest s = it->second;
+        s.test = test;
+        out.selected.push_back(std::move(s));
+      } else {
+        out.skipped.push_back({test, "no changed symbol is reachable from it and no rule selects it"});
+      }
+    }
+    return out;
+  }
+
+ private:
+  void apply_widening(const Widening& w, const frontend::Test& test) {
+    std::string why = w.file + ": " + w.reason;
+    switch (w.scope) {
+      case Widening::Scope::everything:
+        add(test.id, {SelectionReason::Kind::widening, why, {}, {}});
+        break;
+      case Widening::Scope::folder:
+        if (w.detail.empty() || test.file.starts_with(w.detail + "/"))
+          add(test.id, {SelectionReason::Kind::widening, why, {}, {}});
+        break;
+      case Widening::Scope::rule:
+        for (const auto& rule : input_.config->rules)
+          if (rule.name == w.detail && any_match(rule.tests, test.id))
+            add(test.id, {SelectionReason::Kind::rule, why, {}, {}});
+        break;
+      case Widening::Scope::importers:
+      case Widening::Scope::test_file:
+        break;  // handled through the graph
+    }
+  }
+
+  const SelectionInput& input_;
+  std::map<std::string, std::size_t> index_;
+  std::map<std::size_t, SelectedTest> chosen_;
+  std::map<std::string, std::string> seed_label_;
+};
+
+}  // namespace
+
+Selection select_tests(const SelectionInput& input) {
+  Selector selector(input);
+  selector.run();
+  return selector.result();
+}
+
+}  // namespace fastci::planner

@@ -1,0 +1,56 @@
+#pragma once
+/// Selection: which tests a change affects, each with every reason it was selected.
+
+#include <string>
+#include <vector>
+
+#include "callgraph/graph.h"
+#include "callgraph/impact.h"
+#include "frontend/facts.h"
+#include "planner/change_set.h"
+#include "planner/rules.h"
+
+namespace fastci::planner {
+
+/// One reason a test is in the plan.
+struct SelectionReason {
+  enum class Kind { static_path, evidence, rule, own_file, always_run, widening } kind = Kind::static_path;
+  std::string text;                          ///< one line for reports
+  std::string changed_symbol;                ///< for static_path and evidence
+  std::vector<callgraph::PathStep> witness;  ///< test first, changed symbol last
+};
+
+/// A selected test.
+struct SelectedTest {
+  frontend::Test test;
+  std::vector<SelectionReason> reasons;
+  int distance = -1;  ///< shortest call-graph distance to a changed symbol; -1 when not by path
+};
+
+/// A test left out, and why.
+struct SkippedTest {
+  frontend::Test test;
+  std::string reason;
+};
+
+/// The outcome of selection.
+struct Selection {
+  std::vector<SelectedTest> selected;  ///< in discovery order
+  std::vector<SkippedTest> skipped;
+};
+
+/// What selection reads.
+struct SelectionInput {
+  const ChangeSet* changes = nullptr;
+  const callgraph::CallGraph* head_graph = nullptr;
+  const callgraph::CallGraph* base_graph = nullptr;  ///< for deleted symbols; may be null
+  const std::vector<frontend::Test>* tests = nullptr; ///< every test at head
+  const Config* config = nullptr;
+};
+
+/// Static selection: call-graph reachability from changed symbols, rules and widenings.
+Selection select_tests(const SelectionInput& input);
+
+const char* to_string(SelectionReason::Kind kind);
+
+}  // namespace fastci::planner
