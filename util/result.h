@@ -14,6 +14,10 @@ struct Error {
   std::string file;
   int line = 0;
 
+  Error() = default;
+  Error(std::string message_, std::string file_ = {}, int line_ = 0)
+      : message(std::move(message_)), file(std::move(file_)), line(line_) {}
+
   /// "file:line: message", or just the message when no location is known.
   std::string to_string() const {
     if (file.empty()) return message;
