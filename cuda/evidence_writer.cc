@@ -154,6 +154,16 @@ util::Status write_file_atomically(const std::string& path, std::string_view con
   return {};
 }
 
+bool make_directories(const std::string& directory) {
+  for (std::size_t slash = directory.find('/', 1);; slash = directory.find('/', slash + 1)) {
+    std::string prefix = directory.substr(0, slash);
+    if (!prefix.empty() && ::mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST) return false;
+    if (slash == std::string::npos) break;
+  }
+  struct stat info {};
+  return ::stat(directory.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
 std::string evidence_path(std::string_view directory, std::string_view tag, long pid) {
   std::string path(directory);
   if (!path.empty() && path.back() != '/') path += '/';

@@ -48,6 +48,8 @@ std::vector<KernelRecord> kernel_records(const std::vector<std::pair<LaunchKey, 
 std::string format_evidence(const RunInfo& run, const std::vector<KernelRecord>& records);
 /// Writes `content` to `path` through a temporary file and rename(), so readers never see half a file.
 util::Status write_file_atomically(const std::string& path, std::string_view content);
+/// Creates `directory` and its missing parents (mkdir -p); true when it exists afterwards.
+bool make_directories(const std::string& directory);
 /// `<directory>/fastci-<tag>-<pid>.jsonl`.
 std::string evidence_path(std::string_view directory, std::string_view tag, long pid);
 /// Now as ISO 8601 UTC ("2026-12-02T18:21:05Z").

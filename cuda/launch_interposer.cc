@@ -158,7 +158,7 @@ void flush() noexcept {
     run.environment.emplace_back("configured_launches", std::to_string(state->configured.load()));
     run.environment.emplace_back("recorded_launches", std::to_string(recorded));
     auto records = kernel_records(launches, state->tests.names(), state->kernels.names(), false);
-    ::mkdir(state->directory.c_str(), 0777);
+    make_directories(state->directory);
     util::Status status = write_file_atomically(evidence_path(state->directory, "launch", ::getpid()),
                                                 format_evidence(run, records));
     if (!status && !state->warned_write) {
