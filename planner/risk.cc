@@ -1,0 +1,126 @@
+#include "planner/risk.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <numeric>
+
+namespace fastci::planner {
+
+std::array<double, RiskFeatures::kCount> RiskFeatures::values() const {
+  return {contexts, proximity, kernel_change, numerics_change, parallel_change,
+          change_size, failure_rate, cofailure, flakiness};
+}
+
+const std::array<const char*, RiskFeatures::kCount>& RiskFeatures::names() {
+  static const std::array<const char*, kCount> names = {
+      "contexts", "proximity", "kernel_change", "numerics_change", "parallel_change",
+      "change_size", "failure_rate", "cofailure", "flakiness"};
+  return names;
+}
+
+RiskWeights RiskWeights::defaults() {
+  // Chosen so that a test with no history that reaches a changed kernel directly scores ~0.5,
+  // and a history of failures dominates; flakiness lowers the score.
+  RiskWeights w;
+  w.weights = {1.5, 1.5, 1.0, 0.7, 0.7, 0.5, 3.0, 2.0, -2.0};
+  w.bias = -3.0;
+  return w;
+}
+
+std::string RiskWeights::to_json() const {
+  nlohmann::json j;
+  for (std::size_t i = 0; i < RiskFeatures::kCount; ++i) j["weights"][RiskFeatures::names()[i]] = weights[i];
+  j["bias"] = bias;
+  j["model"] = "logistic";
+  return j.dump(2);
+}
+
+util::Result<RiskWeights> RiskWeights::from_json(std::string_view text) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("weights"))
+    return util::Error{"risk weights: expected a JSON object with \"weights\" and \"bias\""};
+  RiskWeights w = defaults();
+  for (std::size_t i = 0; i < RiskFeatures::kCount; ++i) {
+    const auto& entry = j["weights"].value(RiskFeatures::names()[i], nlohmann::json());
+    if (entry.is_number()) w.weights[i] = entry.get<double>();
+  }
+  if (j.contains("bias") && j["bias"].is_number()) w.bias = j["bias"].get<double>();
+  return w;
+}
+
+double risk_score(const RiskFeatures& features, const RiskWeights& weights) {
+  auto x = features.values();
+  double z = weights.bias;
+  for (std::size_t i = 0; i < x.size(); ++i) z += weights.weights[i] * x[i];
+  return 1.0 / (1.0 + std::exp(-z));
+}
+
+void history_features(const std::vector<HistoryPoint>& history, RiskFeatures& f, double half_life) {
+  double weight_sum = 0, failed_sum = 0;
+  int failures = 0, failures_touching = 0, flips_without_change = 0;
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    double age = static_cast<double>(history.size() - 1 - i);
+    double w = std::pow(0.5, age / half_life);
+    weight_sum += w;
+    failed_sum += w * history[i].failed;
+    if (history[i].failed) {
+      ++failures;
+      failures_touching += history[i].touched_changed_files;
+    }
+    if (i > 0 && history[i].failed != history[i - 1].failed)
+      flips_without_change += !history[i].code_changed;
+  }
+  f.failure_rate = weight_sum > 0 ? failed_sum / weight_sum : 0;
+  f.cofailure = failures > 0 ? static_cast<double>(failures_touching) / failures : 0;
+  f.flakiness = history.size() > 1 ? static_cast<double>(flips_without_change) / (history.size() - 1) : 0;
+}
+
+void change_kind_features(std::string_view name, bool is_kernel, RiskFeatures& f) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  auto any = [&](std::initializer_list<const char*> words) {
+    return std::any_of(words.begin(), words.end(), [&](const char* w) { return lower.find(w) != std::string::npos; });
+  };
+  if (is_kernel || any({"kernel", "cuda", "launch_", "__global__"})) f.kernel_change = 1;
+  if (any({"softmax", "norm", "gelu", "adam", "optim", "loss", "grad", "fp16", "bf16", "fp8", "quant",
+           "scale", "precision", "dtype", "rope", "rotary", "attention", "matmul", "gemm"}))
+    f.numerics_change = 1;
+  if (any({"parallel", "all_reduce", "allreduce", "all_gather", "reduce_scatter", "all_to_all", "dist",
+           "comm", "pipeline", "tensor_model", "sequence", "expert", "zero", "shard", "tp_", "pp_"}))
+    f.parallel_change = 1;
+}
+
+RiskWeights fit_risk_weights(const std::vector<RiskSample>& samples, int iterations, double lr, double l2) {
+  RiskWeights w;
+  w.weights.fill(0);
+  w.bias = 0;
+  if (samples.empty()) return RiskWeights::defaults();
+  const double n = static_cast<double>(samples.size());
+  for (int it = 0; it < iterations; ++it) {
+    std::array<double, RiskFeatures::kCount> grad{};
+    double grad_bias = 0;
+    for (const auto& s : samples) {
+      double error = risk_score(s.features, w) - (s.failed ? 1.0 : 0.0);
+      auto x = s.features.values();
+      for (std::size_t i = 0; i < x.size(); ++i) grad[i] += error * x[i];
+      grad_bias += error;
+    }
+    for (std::size_t i = 0; i < grad.size(); ++i) w.weights[i] -= lr * (grad[i] / n + l2 * w.weights[i]);
+    w.bias -= lr * grad_bias / n;
+  }
+  return w;
+}
+
+std::vector<std::size_t> order_by_risk_per_cost(const std::vector<double>& risks, const std::vector<double>& costs) {
+  std::vector<std::size_t> order(risks.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return risks[a] / std::max(costs[a], 1e-3) > risks[b] / std::max(costs[b], 1e-3);
+  });
+  return order;
+}
+
+}  // namespace fastci::planner

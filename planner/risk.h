@@ -1,0 +1,72 @@
+#pragma once
+/// Risk prioritization: a logistic score per selected test from what the change does and the
+/// test's history, ordered by risk per GPU-second (docs/risk.md has the formula).
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.h"
+
+namespace fastci::planner {
+
+/// The features of one (change, test) pair, each scaled to about [0, 1].
+struct RiskFeatures {
+  double contexts = 0;         ///< log2(1 + distinct changed contexts hit) / 4
+  double proximity = 0;        ///< 1 / (1 + call-graph distance); 0 when not reached by a path
+  double kernel_change = 0;    ///< 1 when a changed symbol is a CUDA kernel or device code
+  double numerics_change = 0;  ///< 1 when a changed symbol looks numerical (softmax, norm, adam, ...)
+  double parallel_change = 0;  ///< 1 when a changed symbol is about parallelism or communication
+  double change_size = 0;      ///< log2(1 + changed lines) / 10
+  double failure_rate = 0;     ///< recency-weighted share of recent runs that failed
+  double cofailure = 0;        ///< share of its failures at commits touching the changed files
+  double flakiness = 0;        ///< share of outcome flips without a code change it reaches
+
+  static constexpr std::size_t kCount = 9;
+  std::array<double, kCount> values() const;
+  static const std::array<const char*, kCount>& names();
+};
+
+/// Weights of the logistic model.
+struct RiskWeights {
+  std::array<double, RiskFeatures::kCount> weights{};
+  double bias = 0;
+  /// Hand-set defaults, used until `fastci tune` fits weights on a recorded history.
+  static RiskWeights defaults();
+  std::string to_json() const;
+  static util::Result<RiskWeights> from_json(std::string_view text);
+};
+
+/// Probability-like risk in (0, 1).
+double risk_score(const RiskFeatures& features, const RiskWeights& weights);
+
+/// One outcome of a test at a commit, oldest first, for history features.
+struct HistoryPoint {
+  bool failed = false;
+  bool code_changed = true;        ///< the commit changed code the test reaches
+  bool touched_changed_files = false;  ///< the commit touched a file of the current change
+};
+
+/// Fills failure_rate, cofailure and flakiness from a test's history (half-life in runs).
+void history_features(const std::vector<HistoryPoint>& history, RiskFeatures& features,
+                      double half_life_runs = 10);
+
+/// Change-kind flags from a changed symbol's name and kind.
+void change_kind_features(std::string_view qualified_name, bool is_kernel, RiskFeatures& features);
+
+/// A labelled sample for fitting: features of a (change, test) pair and whether the test failed.
+struct RiskSample {
+  RiskFeatures features;
+  bool failed = false;
+};
+
+/// Logistic regression by batch gradient descent with L2 regularisation (no framework needed).
+RiskWeights fit_risk_weights(const std::vector<RiskSample>& samples, int iterations = 2000,
+                             double learning_rate = 0.5, double l2 = 1e-3);
+
+/// Indices of tests ordered by risk / cost, highest first (ties keep input order).
+std::vector<std::size_t> order_by_risk_per_cost(const std::vector<double>& risks,
+                                                const std::vector<double>& costs);
+
+}  // namespace fastci::planner

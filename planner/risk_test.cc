@@ -1,0 +1,58 @@
+#include <gtest/gtest.h>
+
+#include "planner/risk.h"
+
+namespace fastci::planner {
+namespace {
+
+TEST(Risk, HistoryFeaturesWeighRecentFailuresAndFlips) {
+  RiskFeatures recent, old;
+  history_features({{false}, {false}, {false}, {true, true, true}}, recent);
+  history_features({{true, true, true}, {false}, {false}, {false}}, old);
+  EXPECT_GT(recent.failure_rate, old.failure_rate);
+  EXPECT_DOUBLE_EQ(recent.cofailure, 1.0);
+
+  RiskFeatures flaky;
+  history_features({{false, false}, {true, false}, {false, false}, {true, false}}, flaky);
+  EXPECT_DOUBLE_EQ(flaky.flakiness, 1.0);
+}
+
+TEST(Risk, ChangeKindsFromNames) {
+  RiskFeatures f;
+  change_kind_features("megatron.core.tensor_parallel.mappings.all_reduce", false, f);
+  EXPECT_EQ(f.parallel_change, 1);
+  EXPECT_EQ(f.kernel_change, 0);
+  RiskFeatures k;
+  change_kind_features("launch_attn_softmax_v2", true, k);
+  EXPECT_EQ(k.kernel_change, 1);
+  EXPECT_EQ(k.numerics_change, 1);
+}
+
+TEST(Risk, FittedModelSeparatesFailingFromPassing) {
+  std::vector<RiskSample> samples;
+  for (int i = 0; i < 50; ++i) {
+    RiskSample fail, pass;
+    fail.features.proximity = 1;
+    fail.features.failure_rate = 0.5 + (i % 5) * 0.1;
+    fail.failed = true;
+    pass.features.proximity = 0.2;
+    pass.features.failure_rate = (i % 3) * 0.05;
+    samples.push_back(fail);
+    samples.push_back(pass);
+  }
+  auto w = fit_risk_weights(samples);
+  EXPECT_GT(risk_score(samples[0].features, w), 0.8);
+  EXPECT_LT(risk_score(samples[1].features, w), 0.2);
+  auto back = RiskWeights::from_json(w.to_json());
+  ASSERT_TRUE(back.ok());
+  EXPECT_NEAR(back->bias, w.bias, 1e-12);
+  EXPECT_FALSE(RiskWeights::from_json("[1,2]").ok());
+}
+
+TEST(Risk, OrderIsRiskPerCost) {
+  auto order = order_by_risk_per_cost({0.9, 0.5, 0.5}, {100, 1, 10});
+  EXPECT_EQ(order, (std::vector<std::size_t>{1, 2, 0}));
+}
+
+}  // namespace
+}  // namespace fastci::planner
