@@ -96,7 +96,7 @@ def abstract_value(value, depth=0):
 
 
 def argument_names(code):
-    """Parameter names of a code object in declaration order (positional, *args, keyword-only, **kwargs)."""
+    """Parameter names in code-object order: positional, keyword-only, *args, **kwargs."""
     count = code.co_argcount + code.co_kwonlyargcount
     flags = code.co_flags
     if flags & 0x04:  # CO_VARARGS

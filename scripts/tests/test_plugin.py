@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from evidence_schema import read_file
+from test_backends import interpreters
 
 SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPOSITORY = os.path.dirname(SCRIPTS)
@@ -71,11 +72,25 @@ class Evidence:
         return {r["file"] for r in self.records if r["type"] == "coverage" and r["test"] == test}
 
 
-@pytest.fixture(scope="module")
-def suite(tmp_path_factory):
+def pythons():
+    """This interpreter, plus one with sys.monitoring (3.12+) borrowing this one's pure-Python pytest."""
+    found = [pytest.param((None, {}), id="python%d.%d" % sys.version_info[:2])]
+    if sys.version_info < (3, 12):
+        newer = [(v, p) for v, p in interpreters() if tuple(map(int, v.split("."))) >= (3, 12)]
+        if newer:
+            import site
+            borrowed = os.pathsep.join([SCRIPTS] + site.getsitepackages())
+            env = {"PYTHONPATH": borrowed, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+            found.append(pytest.param((newer[0][1], env), id="python" + newer[0][0]))
+    return found
+
+
+@pytest.fixture(scope="module", params=pythons())
+def suite(request, tmp_path_factory):
+    python, environment = request.param
     project = copy_fixture(tmp_path_factory.mktemp("suite") / "project")
     evidence = tmp_path_factory.mktemp("evidence")
-    result = run_pytest(project, evidence)
+    result = run_pytest(project, evidence, python=python, environment=environment)
     assert result.returncode == 1, result.stdout + result.stderr  # the suite has a failing test on purpose
     commit = subprocess.run(["git", "-C", str(project), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
     return Evidence(str(evidence)), commit.strip()

@@ -1,0 +1,74 @@
+"""Both backends on every Python found here (3.9+): same contexts from the same calls."""
+
+import glob
+import os
+import subprocess
+import sys
+
+import pytest
+
+from evidence_schema import read_file
+
+SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURE = os.path.join(os.path.dirname(SCRIPTS), "tests", "fixtures", "pytest_plugin")
+
+
+def interpreters():
+    """sys.executable plus other CPythons 3.9+ on PATH or under pyenv (skipped where absent)."""
+    found = {sys.executable}
+    roots = [os.path.expanduser("~/.pyenv/versions"), os.environ.get("PYENV_ROOT", "") + "/versions"]
+    for root in roots:
+        found.update(glob.glob(os.path.join(root, "3.*", "bin", "python3")))
+    for minor in range(9, 15):
+        for directory in os.environ.get("PATH", "").split(os.pathsep):
+            candidate = os.path.join(directory, "python3.%d" % minor)
+            if os.access(candidate, os.X_OK):
+                found.add(candidate)
+    usable = {}
+    for path in sorted(found):
+        try:
+            version = subprocess.run([path, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                                     capture_output=True, text=True, timeout=30).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if version and tuple(map(int, version.split("."))) >= (3, 9):
+            usable.setdefault(version, path)
+    return sorted(usable.items())
+
+
+CASES = [(version, path, backend) for version, path in interpreters()
+         for backend in ("tracer", "monitoring") if backend == "tracer" or tuple(map(int, version.split("."))) >= (3, 12)]
+
+
+@pytest.mark.parametrize("version,python,backend", CASES, ids=["%s-%s" % (c[0], c[2]) for c in CASES])
+def test_backend_records_contexts(tmp_path, version, python, backend):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([SCRIPTS, FIXTURE]), PYTHONDONTWRITEBYTECODE="1")
+    env.pop("FASTCI_WORKER_CONFIG", None)
+    result = subprocess.run([python, os.path.join(SCRIPTS, "tests", "backend_driver.py"), str(tmp_path), FIXTURE,
+                             backend], capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    records = read_file(result.stdout.strip())
+    assert records[0]["environment"]["python"].startswith(version + ".")
+    contexts = {}
+    for record in records:
+        if record["type"] == "context" and record["function"] == "minitrain/layers.py::linear":
+            contexts.setdefault(record["test"], set()).add((tuple(record["callers"]), record["arguments"]))
+    short = {"float32": "fp32", "bfloat16": "bf16"}
+    for dtype in ("float32", "bfloat16"):
+        x = "x:tensor[%s,2,cpu,strided];weight:tensor[fp32,2,cpu,strided]" % short[dtype]
+        fp32 = "x:tensor[fp32,2,cpu,strided];weight:tensor[fp32,2,cpu,strided]"
+        block = ("minitrain/layers.py::Block.forward",)
+        # the block's first layer sees the input dtype, the second the fp32 output of the cast
+        assert contexts["driver::%s" % dtype] == {
+            ((), x + ";sequence_parallel:False"), ((), x + ";sequence_parallel:True"),
+            (block, x + ";sequence_parallel:False"), (block, fp32 + ";sequence_parallel:False"),
+        }, contexts
+    coverage = [r for r in records if r["type"] == "coverage" and r["file"] == "minitrain/layers.py"]
+    assert {r["test"] for r in coverage} == {"driver::float32", "driver::bfloat16"}
+    has_coverage_py = subprocess.run([python, "-c", "import coverage"], env=env, capture_output=True).returncode == 0
+    if backend == "monitoring" or has_coverage_py:
+        lines = {line for r in coverage for first, last in r["lines"] for line in range(first, last + 1)}
+        source = open(os.path.join(FIXTURE, "minitrain", "layers.py")).read().splitlines()
+        assert next(i for i, t in enumerate(source, 1) if "x = gather_sequence(x)" in t) in lines
+    knobs = [r for r in records if r["type"] == "context" and r["function"] == "minitrain/layers.py::TransformerConfig.__init__"]
+    assert knobs and "num_layers:int[2-3]" in knobs[0]["arguments"]
