@@ -83,7 +83,7 @@ std::set<std::string> trace_kernel_names(const std::string& path) {
 // are exactly the text between the name's outermost angle brackets.
 TEST(KernelNames, TemplateArgumentsRoundTripOnRealTraces) {
   std::size_t templated = 0;
-  for (const char* trace : {"/data/traces/hta/trace_diff/control/control.json.gz",
+  for (const char* trace : {"/data/traces/hta/timeline_analysis/sampled_rank-0.json.gz",
                             "/data/traces/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
                             "/data/traces/hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz"}) {
     std::set<std::string> names = trace_kernel_names(std::string(FASTCI_SHARED_DIR) + trace);

@@ -1,6 +1,7 @@
 #include "cuda/kernel_registry.h"
 
 #include <mutex>
+#include <new>
 
 namespace fastci::cuda {
 namespace {
@@ -23,7 +24,9 @@ struct ThreadCache {
   }
 };
 
-thread_local ThreadCache thread_cache;
+// initial-exec: a %fs-relative load instead of a __tls_get_addr call per launch; only a pointer, so
+// the static TLS a dlopen()ed collector may take stays small.
+thread_local ThreadCache* thread_cache __attribute__((tls_model("initial-exec"))) = nullptr;
 
 }  // namespace
 
@@ -50,11 +53,14 @@ void KernelRegistry::alias(const void* handle, const void* host_function) noexce
 
 std::uint32_t KernelRegistry::find(const void* pointer) noexcept {
   std::uint64_t owner = id_ << 32 | generation_.load(std::memory_order_relaxed);
-  ThreadCache& cache = thread_cache;
-  if (cache.owner != owner) {
-    cache = ThreadCache{};
-    cache.owner = owner;
+  ThreadCache* cache_pointer = thread_cache;
+  if (!cache_pointer || cache_pointer->owner != owner) {
+    if (!cache_pointer) cache_pointer = thread_cache = new (std::nothrow) ThreadCache;  // freed never: one per thread
+    if (!cache_pointer) return resolve_slow(pointer);
+    *cache_pointer = ThreadCache{};
+    cache_pointer->owner = owner;
   }
+  ThreadCache& cache = *cache_pointer;
   ThreadCache::Slot& slot = cache.slots[ThreadCache::slot_of(pointer)];
   if (slot.pointer == pointer && pointer) return slot.kernel;
   std::uint32_t kernel = resolve_slow(pointer);

@@ -36,7 +36,6 @@ struct Collector {
   LaunchTable launches;
   std::string directory;
   std::string started_at = iso8601_utc_now();
-  std::atomic<std::uint64_t> configured{0};
   std::atomic<long> owner_pid{0};
   SpinLock flush_lock;
   bool warned_no_directory = false;
@@ -55,7 +54,6 @@ void reset_in_child() {
   collector->tests.reset_after_fork();
   collector->kernels.reset_after_fork();
   collector->launches.reset_after_fork();
-  collector->configured.store(0);
   collector->owner_pid.store(::getpid());
   collector->started_at = iso8601_utc_now();
 }
@@ -80,7 +78,7 @@ Collector& collector() {
 
 /// Depth of hook calls on this thread: a real function that calls another hooked entry point through
 /// the PLT must not count its launch twice.
-thread_local int hook_depth = 0;
+thread_local int hook_depth __attribute__((tls_model("initial-exec"))) = 0;
 
 struct HookScope {
   HookScope() { ++hook_depth; }
@@ -155,7 +153,7 @@ void flush() noexcept {
     for (const auto& entry : launches) recorded += entry.second.count;
     RunInfo run = describe_process(kCollector, state->started_at);
     run.environment.emplace_back("registered_kernels", std::to_string(state->kernels.registered_count()));
-    run.environment.emplace_back("configured_launches", std::to_string(state->configured.load()));
+    run.environment.emplace_back("configured_launches", std::to_string(state->launches.configured()));
     run.environment.emplace_back("recorded_launches", std::to_string(recorded));
     auto records = kernel_records(launches, state->tests.names(), state->kernels.names(), false);
     make_directories(state->directory);
@@ -209,7 +207,7 @@ __attribute__((visibility("default"))) unsigned __cudaPushCallConfiguration(Dim3
   FASTCI_REAL(Function, __cudaPushCallConfiguration, fastci::cuda::kRuntimeLibrary);
   // The launch call carries the same configuration; this count tells launches configured apart from
   // launches seen (a gap means launches through a path not hooked).
-  fastci::cuda::collector().configured.fetch_add(1, std::memory_order_relaxed);
+  fastci::cuda::collector().launches.add_configured();
   if (!real___cudaPushCallConfiguration) return 1;
   return real___cudaPushCallConfiguration(grid, block, shared_memory, stream);
 }

@@ -12,7 +12,14 @@ struct ThreadShard {
   std::uint64_t owner = 0;
   void* shard = nullptr;
 };
-thread_local ThreadShard thread_shard;
+thread_local ThreadShard thread_shard __attribute__((tls_model("initial-exec")));
+
+/// Slot of a key in Shard::recent: a few multiplications, no division.
+std::size_t recent_slot(const LaunchKey& key) {
+  std::uint64_t mixed = key.kernel * 0x9e3779b1u + key.test * 0x85ebca6bu + key.grid.x * 31u + key.block.x * 7u +
+                        key.grid.y + key.shared_memory;
+  return (mixed ^ (mixed >> 7)) & 15u;
+}
 
 std::uint64_t mix(std::uint64_t hash, std::uint64_t value) {
   hash ^= value + 0x9e3779b97f4a7c15ull + (hash << 6) + (hash >> 2);
@@ -53,13 +60,35 @@ LaunchTable::Shard* LaunchTable::shard_for_this_thread() {
 void LaunchTable::add(const LaunchKey& key, std::uint64_t count, double duration_us) noexcept {
   try {
     Shard* shard = shard_for_this_thread();
-    std::lock_guard guard(shard->lock);
-    LaunchTotals& totals = shard->totals[key];
-    totals.count += count;
-    totals.duration_us += duration_us;
+    RecentSlot& slot = shard->recent[recent_slot(key)];
+    if (!slot.totals || !(slot.key == key)) {
+      std::lock_guard guard(shard->lock);
+      slot = {key, &shard->totals[key]};
+    }
+    SharedTotals& totals = *slot.totals;
+    totals.count.store(totals.count.load(std::memory_order_relaxed) + count, std::memory_order_relaxed);
+    if (duration_us != 0) {
+      totals.duration_us.store(totals.duration_us.load(std::memory_order_relaxed) + duration_us,
+                               std::memory_order_relaxed);
+    }
   } catch (...) {
     // Out of memory: this launch goes uncounted; the program goes on.
   }
+}
+
+void LaunchTable::add_configured() noexcept {
+  try {
+    Shard* shard = shard_for_this_thread();
+    shard->configured.store(shard->configured.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  } catch (...) {
+  }
+}
+
+std::uint64_t LaunchTable::configured() const {
+  std::lock_guard guard(shards_lock_);
+  std::uint64_t sum = 0;
+  for (const Shard* shard : shards_) sum += shard->configured.load(std::memory_order_relaxed);
+  return sum;
 }
 
 std::vector<std::pair<LaunchKey, LaunchTotals>> LaunchTable::snapshot() const {
@@ -73,8 +102,8 @@ std::vector<std::pair<LaunchKey, LaunchTotals>> LaunchTable::snapshot() const {
     std::lock_guard guard(shard->lock);
     for (const auto& [key, totals] : shard->totals) {
       LaunchTotals& sum = merged[key];
-      sum.count += totals.count;
-      sum.duration_us += totals.duration_us;
+      sum.count += totals.count.load(std::memory_order_relaxed);
+      sum.duration_us += totals.duration_us.load(std::memory_order_relaxed);
     }
   }
   return {merged.begin(), merged.end()};

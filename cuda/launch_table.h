@@ -34,8 +34,9 @@ struct LaunchTotals {
   double duration_us = 0;  ///< summed kernel durations; 0 when the source has no timing
 };
 
-/// Launch counts, sharded per thread: add() locks only the calling thread's shard (uncontended unless
-/// a snapshot runs at that moment), so launches from many threads never wait on each other.
+/// Launch counts, sharded per thread. A thread adds to its own shard without any atomic read-modify-write
+/// or lock when the key was counted recently; a new key takes the shard's lock (shared only with
+/// snapshot()), so launches from many threads never wait on each other.
 class LaunchTable {
  public:
   LaunchTable();
@@ -44,6 +45,10 @@ class LaunchTable {
 
   /// Counts `count` launches of `key`.
   void add(const LaunchKey& key, std::uint64_t count = 1, double duration_us = 0) noexcept;
+  /// Counts one launch configuration (__cudaPushCallConfiguration) on the calling thread's shard.
+  void add_configured() noexcept;
+  /// Launch configurations counted over all threads.
+  std::uint64_t configured() const;
   /// Totals summed over all threads (threads may keep adding meanwhile).
   std::vector<std::pair<LaunchKey, LaunchTotals>> snapshot() const;
   /// Total launches counted.
@@ -52,9 +57,21 @@ class LaunchTable {
   void reset_after_fork() noexcept;
 
  private:
+  /// Recently counted keys of one shard, so that a launch loop skips the hash map.
+  /// Totals a snapshot may read while the owning thread writes them (owner-only stores, no RMW).
+  struct SharedTotals {
+    std::atomic<std::uint64_t> count{0};
+    std::atomic<double> duration_us{0};
+  };
+  struct RecentSlot {
+    LaunchKey key;
+    SharedTotals* totals = nullptr;  // node of Shard::totals (unordered_map nodes never move)
+  };
   struct Shard {
-    SpinLock lock;
-    std::unordered_map<LaunchKey, LaunchTotals, LaunchKeyHash> totals;
+    SpinLock lock;  // guards the map's structure (insertions against snapshot iteration)
+    std::unordered_map<LaunchKey, SharedTotals, LaunchKeyHash> totals;
+    RecentSlot recent[16];
+    std::atomic<std::uint64_t> configured{0};  // written by the owning thread only
   };
   Shard* shard_for_this_thread();
 
