@@ -2,6 +2,7 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
@@ -126,6 +127,38 @@ void KernelTable::emit(EvidenceSink& sink) const {
     }
     sink.add_test(std::move(evidence));
   }
+}
+
+void TestRangeIndex::add(std::uint32_t process, std::uint32_t thread, double start, double end, std::uint32_t test) {
+  if (by_thread_.size() <= thread) by_thread_.resize(thread + 1);
+  if (by_process_.size() <= process) by_process_.resize(process + 1);
+  by_thread_[thread].push_back(Range{start, end, test});
+  by_process_[process].push_back(Range{start, end, test});
+  ++count_;
+}
+
+void TestRangeIndex::sort() {
+  const auto by_start = [](const Range& a, const Range& b) { return a.start < b.start; };
+  for (auto& ranges : by_thread_) std::stable_sort(ranges.begin(), ranges.end(), by_start);
+  for (auto& ranges : by_process_) std::stable_sort(ranges.begin(), ranges.end(), by_start);
+}
+
+std::optional<std::uint32_t> TestRangeIndex::innermost(const std::vector<Range>& ranges, double ts) {
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), ts,
+                             [](double value, const Range& range) { return value < range.start; });
+  while (it != ranges.begin()) {
+    --it;
+    if (ts <= it->end) return it->test;  // latest start first: innermost of nested ranges
+  }
+  return std::nullopt;
+}
+
+std::optional<std::uint32_t> TestRangeIndex::find(std::uint32_t process, std::uint32_t thread, double ts) const {
+  if (thread < by_thread_.size()) {
+    if (auto test = innermost(by_thread_[thread], ts)) return test;
+  }
+  if (process < by_process_.size()) return innermost(by_process_[process], ts);
+  return std::nullopt;
 }
 
 }  // namespace fastci::evidence

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -57,6 +58,32 @@ class KernelTable {
   std::unordered_map<std::string, std::uint32_t> test_ids_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, Totals> totals_;  // (test, config)
   std::uint64_t launches_ = 0;
+};
+
+/// Time ranges that name a test (record_function, NVTX), for finding the test a launch ran in.
+class TestRangeIndex {
+ public:
+  /// Adds [start, end] on (process, thread), small dense ids chosen by the caller.
+  void add(std::uint32_t process, std::uint32_t thread, double start, double end, std::uint32_t test);
+  /// Call once after the last add() and before find().
+  void sort();
+  /// The innermost range containing `ts` on the same thread, else on any thread of the same
+  /// process: autograd launches backward kernels from its own thread, outside the range the test
+  /// opened, and one process runs one test at a time.
+  std::optional<std::uint32_t> find(std::uint32_t process, std::uint32_t thread, double ts) const;
+  /// Number of ranges added.
+  std::size_t size() const { return count_; }
+
+ private:
+  struct Range {
+    double start = 0;
+    double end = 0;
+    std::uint32_t test = 0;
+  };
+  static std::optional<std::uint32_t> innermost(const std::vector<Range>& ranges, double ts);
+  std::vector<std::vector<Range>> by_thread_;
+  std::vector<std::vector<Range>> by_process_;
+  std::size_t count_ = 0;
 };
 
 }  // namespace fastci::evidence

@@ -83,12 +83,6 @@ struct PendingKernel {
   bool has_external_id = false;
 };
 
-struct TestRange {
-  double start = 0;
-  double end = 0;
-  std::uint32_t test = 0;
-};
-
 class KinetoParser {
  public:
   KinetoParser(const std::filesystem::path& file, EvidenceSink& sink, const KinetoOptions& options)
@@ -211,42 +205,11 @@ class KinetoParser {
     const auto test_id = options_.test_id_of_range(name);
     if (!test_id) return;
     const std::uint32_t thread = thread_of(event);
-    const TestRange range{ts, ts + duration, kernels_.intern_test(*test_id)};
-    if (ranges_.size() <= thread) ranges_.resize(thread + 1);
-    ranges_[thread].push_back(range);
-    const std::uint32_t process = process_of_thread_[thread];
-    if (process_ranges_.size() <= process) process_ranges_.resize(process + 1);
-    process_ranges_[process].push_back(range);
-    ++range_count_;
-  }
-
-  /// The innermost range of `ranges` (sorted by start) that contains `ts`.
-  static std::optional<std::uint32_t> innermost(const std::vector<TestRange>& ranges, double ts) {
-    auto it = std::upper_bound(ranges.begin(), ranges.end(), ts,
-                               [](double value, const TestRange& range) { return value < range.start; });
-    while (it != ranges.begin()) {
-      --it;
-      if (ts <= it->end) return it->test;  // latest start first: innermost of nested ranges
-    }
-    return std::nullopt;
-  }
-
-  /// The test whose range contains the launching runtime call: on its own thread first, else on
-  /// any thread of its process (autograd launches backward kernels from its own thread, outside
-  /// the range the test opened; one process runs one test at a time).
-  std::optional<std::uint32_t> test_at(const Launch& launch) const {
-    if (launch.thread < ranges_.size()) {
-      if (auto test = innermost(ranges_[launch.thread], launch.ts)) return test;
-    }
-    const std::uint32_t process = process_of_thread_[launch.thread];
-    if (process < process_ranges_.size()) return innermost(process_ranges_[process], launch.ts);
-    return std::nullopt;
+    ranges_.add(process_of_thread_[thread], thread, ts, ts + duration, kernels_.intern_test(*test_id));
   }
 
   void attribute() {
-    const auto by_start = [](const TestRange& a, const TestRange& b) { return a.start < b.start; };
-    for (auto& ranges : ranges_) std::stable_sort(ranges.begin(), ranges.end(), by_start);
-    for (auto& ranges : process_ranges_) std::stable_sort(ranges.begin(), ranges.end(), by_start);
+    ranges_.sort();
     const std::uint32_t outside = kernels_.intern_test("");
     for (const PendingKernel& kernel : pending_) {
       const Launch* launch = nullptr;
@@ -260,7 +223,7 @@ class KinetoParser {
       }
       std::optional<std::uint32_t> test;
       if (launch != nullptr) {
-        test = test_at(*launch);
+        test = ranges_.find(process_of_thread_[launch->thread], launch->thread, launch->ts);
       } else {
         ++unmatched_;
       }
@@ -270,7 +233,7 @@ class KinetoParser {
 
   void report() {
     if (whole_file_ || kernels_.launches() == 0) return;
-    if (range_count_ == 0) {
+    if (ranges_.size() == 0) {
       warn(0, "no range names a test and no test id was given: " + std::to_string(kernels_.launches()) +
                   " kernel launches recorded outside any test");
     } else if (unmatched_ > 0) {
@@ -296,9 +259,7 @@ class KinetoParser {
   std::unordered_map<std::uint64_t, Launch> by_external_id_;
   std::unordered_map<std::string, std::uint32_t> processes_;
   std::vector<std::uint32_t> process_of_thread_;
-  std::vector<std::vector<TestRange>> ranges_;          // per thread
-  std::vector<std::vector<TestRange>> process_ranges_;  // per process
-  std::uint64_t range_count_ = 0;
+  TestRangeIndex ranges_;
   std::uint64_t unmatched_ = 0;
   int warnings_ = 0;
 };
