@@ -257,3 +257,17 @@ def test_no_workers_option(tmp_path):
     assert result.returncode == 0, result.stdout
     run = Evidence(str(evidence))
     assert not run.runs("worker") and len(run.runs("pytest")) == 1
+
+
+def test_real_torch_tensors_in_the_suite(suite):
+    evidence, _ = suite
+    torch_tests = {t: r for t, r in evidence.tests.items() if t.startswith("tests/test_torch.py::")}
+    if not torch_tests or all(r["outcome"] == "skipped" for r in torch_tests.values()):
+        pytest.skip("torch is not importable by this interpreter")
+    seen = {}
+    for test_id, record in torch_tests.items():
+        assert record["outcome"] == "passed"
+        contexts = evidence.contexts("minitrain/layers.py::gather_sequence", test_id)
+        assert len(contexts) == 1
+        seen[record["knobs"]["dtype"]] = contexts[0]["arguments"]
+    assert seen == {"torch.float32": "x:tensor[fp32,2,cpu,strided]", "torch.bfloat16": "x:tensor[bf16,2,cpu,strided]"}
