@@ -125,6 +125,22 @@ TEST(LaunchInterposer, DriverApiLaunchNamedByFunctionPointerWithoutDriver) {
   expect_launches(evidence.launches, {{"", "CUfunction 0x5eed0", "12,1,1", "128,1,1", 2048, {}, 3}});
 }
 
+TEST(LaunchInterposer, ModuleLoadedWithRtldLocalLikeAnExtension) {
+  // The module's libcudart is invisible to dlsym(RTLD_NEXT); the hooks must still find it.
+  Evidence evidence = run_under_interposer(program("dlopen_launch"), {FASTCI_KERNELS_MODULE});
+  EXPECT_EQ(evidence.run.exit_code, 0) << evidence.run.output;
+  EXPECT_EQ(evidence.run.output.find("not found"), std::string::npos) << evidence.run.output;
+  expect_launches(evidence.launches,
+                  {
+                      {"", "void transpose_tile<float, 32u>(float const*, float*)", "4,4,1", "32,32,1", 0,
+                       {"float", "32u"}, 1},
+                      {"", "void transpose_tile<short, 16u>(short const*, short*)", "8,8,1", "16,16,1", 1024,
+                       {"short", "16u"}, 1},
+                  });
+  testing::ProgramRun plain = run_program(program("dlopen_launch"), {FASTCI_KERNELS_MODULE}, {});
+  EXPECT_EQ(plain.output, evidence.run.output);
+}
+
 std::vector<Launch> expected_switching_launches() {
   return {
       {"tests/test_ops.py::test_add[float32]", "void step<float>(float*)", "1,1,1", "32,1,1", 0, {"float"}, 1},
