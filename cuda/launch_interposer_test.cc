@@ -141,6 +141,27 @@ TEST(LaunchInterposer, ModuleLoadedWithRtldLocalLikeAnExtension) {
   EXPECT_EQ(plain.output, evidence.run.output);
 }
 
+TEST(LaunchInterposer, ForkedChildWritesOnlyItsOwnLaunchesEvenAfterUnderscoreExit) {
+  std::string directory = make_temporary_directory();
+  testing::ProgramRun run = run_program(program("fork_launch"), {},
+                                        {{"LD_PRELOAD", FASTCI_LAUNCH_LIBRARY}, {"FASTCI_EVIDENCE_DIR", directory}});
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  std::vector<std::string> files = testing::list_directory(directory);
+  ASSERT_EQ(files.size(), 2u) << run.output;  // one per process
+  std::map<std::string, std::uint64_t> counts;
+  for (const std::string& file : files) {
+    std::vector<nlohmann::json> lines = read_evidence(directory, file);
+    std::string kernels;
+    for (const auto& line : lines) {
+      if (line["type"] != "kernel") continue;
+      kernels += line["name"].get<std::string>() + "x" + std::to_string(line["count"].get<int>()) + ";";
+    }
+    ++counts[kernels];
+  }
+  EXPECT_EQ(counts["void phase_kernel<0>()x1;void phase_kernel<2>()x1;"], 1u);
+  EXPECT_EQ(counts["void phase_kernel<1>()x2;"], 1u);
+}
+
 std::vector<Launch> expected_switching_launches() {
   return {
       {"tests/test_ops.py::test_add[float32]", "void step<float>(float*)", "1,1,1", "32,1,1", 0, {"float"}, 1},
