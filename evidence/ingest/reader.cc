@@ -2,11 +2,22 @@
 
 #include <fstream>
 
+#include "evidence/ingest/gcov_json_reader.h"
+#include "evidence/ingest/kineto_reader.h"
+#include "evidence/ingest/lcov_reader.h"
+#include "evidence/ingest/llvm_cov_reader.h"
+#include "evidence/ingest/nsys_reader.h"
+
 namespace fastci::evidence {
 
 const std::vector<ReaderInfo>& readers() {
   // One line per format; detection tries them in this order, so specific formats come first.
   static const std::vector<ReaderInfo> table = {
+      {"nsys-sqlite", sniff_nsys, read_nsys},
+      {"kineto", sniff_kineto, read_kineto},
+      {"llvm-cov", sniff_llvm_cov, read_llvm_cov},
+      {"gcov-json", sniff_gcov_json, read_gcov_json},
+      {"lcov", sniff_lcov, read_lcov},
   };
   return table;
 }
