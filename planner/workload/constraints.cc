@@ -152,7 +152,10 @@ std::vector<ConstraintResult> Constraints::check(const KnobValues& values, const
   ValueEnvironment current(values.current, values.facts, catalogue, derived_, values.original.empty() ? nullptr : &original);
   std::vector<ConstraintResult> out;
   for (const ConstraintSpec& rule : rules_) {
-    ConstraintResult result{rule.id, rule.description, rule.source};
+    ConstraintResult result;
+    result.id = rule.id;
+    result.description = rule.description;
+    result.source = rule.source;
     Evaluation when = evaluate(rule.when, current);
     if (!when.value || *when.value == 0) {
       result.status = ConstraintResult::Status::not_applicable;

@@ -36,7 +36,11 @@ struct Steps {
 
 Steps steps_of(const TestWorkload& test, const std::map<std::string, std::string>& knobs) {
   Steps out;
-  const double iterations = number(knobs, "train_iters");
+  double iterations = number(knobs, "train_iters");
+  if (iterations <= 0 && number(knobs, "global_batch") > 0)
+    iterations = std::floor(number(knobs, "train_samples") / number(knobs, "global_batch"));
+  // A run stops at --exit-interval (release tests train in windows up to it).
+  if (const double exit = number(knobs, "exit_interval"); exit > 0 && exit < iterations) iterations = exit;
   if (iterations <= 0 || !test.training) return out;
   auto resume = test.facts.find("resume_at_half");
   const bool resumes = resume != test.facts.end() && resume->second != 0;

@@ -120,12 +120,10 @@ class Parser {
       std::string argument = identifier();
       if (argument.empty()) return fail("expected a name as the argument of " + name + "()");
       if (!accept(")")) return fail("expected ')'");
-      auto node = make(Node::Kind::call, name, {});
       auto inner = std::make_shared<Node>();
       inner->kind = Node::Kind::name;
       inner->name = argument;
-      node->children.push_back(inner);
-      return node;
+      return make(Node::Kind::call, name, {inner});
     }
     auto node = std::make_shared<Node>();
     node->kind = Node::Kind::name;

@@ -48,6 +48,13 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
   return out;
 }
 
+/// The raw spelling the test used for a knob (empty when absent).
+std::string raw_name_of(const TestWorkload& test, const std::string& knob) {
+  for (const Knob& written : test.knobs)
+    if (written.name == knob) return written.raw_name;
+  return {};
+}
+
 /// Interval knobs rewritten for a run of `iterations` instead of `original_iterations`: an interval
 /// that fired during the run still fires (at most every `iterations`), one that never fired still does not.
 Values with_iterations(const Draft& draft, long long iterations, bool resumes_at_half) {
@@ -94,7 +101,9 @@ void shrink_iterations(Draft& draft, const ShrinkRules& rules, std::vector<std::
     draft.current = trial;
     // Without --lr-decay-iters Megatron decays over train_iters: pin it so the first steps keep their
     // learning rates (and a warmup fraction keeps its length).
-    if (!draft.original.count("lr_decay_iters") && !draft.original.count("train_samples")) {
+    const bool megatron_flags = draft.test.override_form == OverrideForm::megatron_yaml &&
+                                raw_name_of(draft.test, "train_iters").rfind("--", 0) == 0;
+    if (megatron_flags && !draft.original.count("lr_decay_iters") && !draft.original.count("train_samples")) {
       draft.current["lr_decay_iters"] = std::to_string(*iterations);
       draft.reasons["lr_decay_iters"] = "pinned to the original train_iters: the learning-rate schedule of "
                                         "the remaining steps is unchanged";
@@ -151,7 +160,11 @@ void shrink_stack(Draft& draft, const ShrinkRules& rules, std::vector<std::strin
     notes.push_back("layers kept: " + shrunk.error().message);
     return;
   }
-  if (shrunk->shape.layers >= *layers) return;
+  if (shrunk->shape.layers >= *layers) {
+    draft.reasons["layers"] = "kept: each of " + std::to_string(shrunk->chunks.size()) +
+                              " pipeline chunks already holds only its first and last layer (and one of each kind)";
+    return;
+  }
   Values trial = draft.current;
   std::map<std::string, std::string> reasons;
   const std::string chunks = std::to_string(shrunk->chunks.size()) + " pipeline chunk" +
@@ -308,6 +321,7 @@ WorkloadProposal propose(const TestWorkload& test, const Catalogue& catalogue, c
   WorkloadProposal proposal;
   proposal.test_id = test.id;
   proposal.gpus = test.gpus;
+  proposal.gpus_source = test.gpus_source;
   for (const ConstraintResult& result : constraints.check(draft.values(draft.original), catalogue)) {
     if (result.status != ConstraintResult::Status::fail) continue;
     draft.original_failures.insert(result.id);

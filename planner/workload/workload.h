@@ -37,6 +37,7 @@ struct TestWorkload {
   OverrideForm override_form = OverrideForm::cli;
   std::vector<Knob> knobs;
   int gpus = 0;           ///< GPUs of one run (nodes x GPUs per node); 0 when unknown
+  std::string gpus_source;  ///< where the GPU count came from
   int repeats = 1;        ///< times CI runs the test per pipeline (Megatron recipes: n_repeat)
   int phases = 1;         ///< training runs per repeat (2 for checkpoint-resume tests)
   bool compares_golden_values = false;  ///< checks metrics against values recorded at its size
@@ -107,6 +108,7 @@ struct CostEstimate {
 struct WorkloadProposal {
   std::string test_id;
   int gpus = 0;
+  std::string gpus_source;
   std::vector<KnobDecision> decisions;     ///< one per knob of the test, catalogue order first
   std::vector<Override> overrides;         ///< only for changed knobs (and knobs pinned to keep behaviour)
   ValidationMode mode = ValidationMode::none;
