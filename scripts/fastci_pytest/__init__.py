@@ -3,13 +3,19 @@
 Writes, per test, the repository functions it executed (lines and arcs per file), the execution contexts
 of those functions (callers, abstract arguments, arcs), outcome, duration, declared GPUs and workload
 knobs, in fastci's evidence JSONL (docs/formats/evidence-jsonl.md). See docs/plugin.md.
+
+The hooks here import the pytest side lazily: worker processes import this package through
+sitecustomize and must not pay for importing pytest.
 """
 
 __version__ = "0.1"
 
-try:
-    import pytest as _pytest  # noqa: F401  (worker processes may run without pytest)
-except ImportError:  # pragma: no cover
-    pass
-else:
-    from .plugin import pytest_addoption, pytest_configure  # noqa: F401
+
+def pytest_addoption(parser):
+    from .plugin import add_options
+    add_options(parser)
+
+
+def pytest_configure(config):
+    from .plugin import configure
+    configure(config)

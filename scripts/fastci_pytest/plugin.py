@@ -39,7 +39,8 @@ _fastci_chain()
 '''
 
 
-def pytest_addoption(parser):
+def add_options(parser):
+    """The plugin's command-line options."""
     group = parser.getgroup("fastci", "fastci per-test evidence")
     group.addoption("--fastci-evidence", metavar="DIR", default=None,
                     help="write fastci evidence JSONL files (one per process) into DIR")
@@ -57,7 +58,8 @@ def pytest_addoption(parser):
                     help="do not record in processes started by tests")
 
 
-def pytest_configure(config):
+def configure(config):
+    """Registers the recorder when --fastci-evidence is given (not in an xdist controller)."""
     directory = config.getoption("fastci_evidence")
     if not directory:
         return
