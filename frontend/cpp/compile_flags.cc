@@ -1,0 +1,200 @@
+#include "frontend/cpp/compile_flags.h"
+
+#include <fstream>
+#include <set>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace fastci::frontend::cpp {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Flags whose value is a path and may come as "-Ipath" or "-I path".
+constexpr std::string_view kPathFlags[] = {"-isystem", "-iquote", "-idirafter", "-include", "-I"};
+/// Flags whose value is kept as written.
+constexpr std::string_view kValueFlags[] = {"-D", "-U"};
+
+fs::path absolute_from(const fs::path& directory, const std::string& value) {
+  fs::path path(value);
+  if (path.is_relative()) path = directory / path;
+  return path.lexically_normal();
+}
+
+bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+}  // namespace
+
+bool is_cuda_source(const fs::path& path) {
+  const std::string extension = path.extension().string();
+  return extension == ".cu" || extension == ".cuh";
+}
+
+std::vector<std::string> split_command_line(const std::string& command) {
+  std::vector<std::string> words;
+  std::string current;
+  bool in_word = false;
+  char quote = 0;
+  for (std::size_t i = 0; i < command.size(); ++i) {
+    const char c = command[i];
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else if (c == '\\' && quote == '"' && i + 1 < command.size()) {
+        current += command[++i];
+      } else {
+        current += c;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < command.size()) {
+      current += command[++i];
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(current);
+      current.clear();
+      in_word = false;
+    } else {
+      current += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(current);
+  return words;
+}
+
+std::vector<std::string> parse_relevant_flags(const std::vector<std::string>& arguments,
+                                              const fs::path& directory) {
+  std::vector<std::string> kept;
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const std::string& argument = arguments[i];
+    bool handled = false;
+    for (std::string_view flag : kPathFlags) {
+      if (!starts_with(argument, flag)) continue;
+      std::string value = argument.substr(flag.size());
+      if (value.empty() && i + 1 < arguments.size()) value = arguments[++i];
+      if (!value.empty() && value[0] == '=') value = value.substr(1);  // nvcc's -isystem=DIR
+      if (value.empty()) break;
+      kept.emplace_back(flag);
+      kept.push_back(absolute_from(directory, value).string());
+      handled = true;
+      break;
+    }
+    if (handled) continue;
+    for (std::string_view flag : kValueFlags) {
+      if (!starts_with(argument, flag)) continue;
+      std::string value = argument.substr(flag.size());
+      if (value.empty() && i + 1 < arguments.size()) value = arguments[++i];
+      if (!value.empty()) kept.push_back(std::string(flag) + value);
+      handled = true;
+      break;
+    }
+    if (handled) continue;
+    if (starts_with(argument, "-std=") || starts_with(argument, "--std=")) {
+      kept.push_back(argument.substr(argument[1] == '-' ? 1 : 0));
+    } else if ((argument == "-std" || argument == "--std") && i + 1 < arguments.size()) {
+      kept.push_back("-std=" + arguments[++i]);
+    }
+    // Everything else (-O, -g, -gencode, --expt-relaxed-constexpr, -Xcompiler, -o, -c, the
+    // source itself) changes code generation, not what the parser sees.
+  }
+  return kept;
+}
+
+util::Result<CompileDatabase> read_compile_database(const fs::path& file) {
+  std::ifstream stream(file);
+  if (!stream) return util::Error{"cannot read compile database", file.string(), 0};
+  nlohmann::json json = nlohmann::json::parse(stream, nullptr, false);
+  if (json.is_discarded() || !json.is_array())
+    return util::Error{"expected a JSON array of compile commands", file.string(), 0};
+  CompileDatabase database;
+  std::size_t index = 0;
+  for (const auto& entry : json) {
+    ++index;
+    if (!entry.is_object() || !entry.contains("file") || !entry["file"].is_string() ||
+        !entry.contains("directory") || !entry["directory"].is_string())
+      return util::Error{"entry " + std::to_string(index) + " lacks a \"file\" or \"directory\" string",
+                         file.string(), 0};
+    const fs::path directory = entry["directory"].get<std::string>();
+    std::vector<std::string> arguments;
+    if (entry.contains("arguments") && entry["arguments"].is_array()) {
+      for (const auto& argument : entry["arguments"])
+        if (argument.is_string()) arguments.push_back(argument.get<std::string>());
+    } else if (entry.contains("command") && entry["command"].is_string()) {
+      arguments = split_command_line(entry["command"].get<std::string>());
+    } else {
+      return util::Error{"entry " + std::to_string(index) + " has neither \"arguments\" nor \"command\"",
+                         file.string(), 0};
+    }
+    if (!arguments.empty()) arguments.erase(arguments.begin());  // the compiler
+    const std::string source = absolute_from(directory, entry["file"].get<std::string>()).string();
+    database[source] = DatabaseEntry{parse_relevant_flags(arguments, directory)};
+  }
+  return database;
+}
+
+std::vector<fs::path> guessed_include_directories(const fs::path& repository, const fs::path& source) {
+  std::vector<fs::path> directories{source.parent_path()};
+  std::error_code error;
+  for (fs::path folder = source.parent_path();; folder = folder.parent_path()) {
+    for (const char* name : {"include", "includes"}) {
+      const fs::path candidate = folder / name;
+      if (fs::is_directory(candidate, error)) directories.push_back(candidate);
+    }
+    if (folder == repository || !folder.has_relative_path() || folder == folder.parent_path()) break;
+    const auto relative = folder.lexically_relative(repository);
+    if (relative.empty() || *relative.begin() == "..") break;
+  }
+  return directories;
+}
+
+std::string clang_resource_directory() { return FASTCI_CLANG_RESOURCE_DIR; }
+
+std::vector<std::string> build_command_line(const FlagInputs& inputs) {
+  std::vector<std::string> line{"clang++"};
+  const bool cuda = is_cuda_source(inputs.source);
+  const bool has_cuda = inputs.cuda_path.has_value();
+  if (cuda) {
+    line.insert(line.end(), {"-x", "cuda", "--cuda-host-only", "-nocudalib", "-Wno-unknown-cuda-version"});
+    if (has_cuda) {
+      line.push_back("--cuda-path=" + inputs.cuda_path->string());
+    } else {
+      line.push_back("-nocudainc");
+    }
+  } else {
+    line.insert(line.end(), {"-x", "c++"});
+  }
+  bool has_standard = false;
+  if (inputs.database_entry != nullptr) {
+    for (const std::string& flag : inputs.database_entry->arguments) {
+      if (starts_with(flag, "-std=")) has_standard = true;
+      line.push_back(flag);
+    }
+  } else {
+    for (const fs::path& directory : guessed_include_directories(inputs.repository, inputs.source))
+      line.push_back("-I" + directory.string());
+  }
+  if (!has_standard) line.push_back("-std=c++17");
+  // Stubs come after the repository's own include paths and before the system's, so a
+  // repository that vendors real headers keeps them while /usr/include/torch is not used.
+  if (!inputs.stub_directory.empty()) line.push_back("-isystem" + inputs.stub_directory);
+  if (has_cuda) {
+    // .cpp files of CUDA extensions include cuda_runtime.h, cuda_fp16.h, cublas_v2.h as well.
+    line.push_back("-isystem" + (*inputs.cuda_path / "include" / "cccl").string());
+    if (!cuda) line.push_back("-isystem" + (*inputs.cuda_path / "include").string());
+  } else if (cuda && !inputs.stub_directory.empty()) {
+    line.insert(line.end(), {"-include", inputs.stub_directory + "/fastci/cuda_minimal.h"});
+  }
+  line.insert(line.end(), {"-resource-dir", clang_resource_directory(), "-ferror-limit=0", "-w",
+                           "-fno-caret-diagnostics",
+                           "-fsyntax-only"});
+  line.insert(line.end(), inputs.extra_arguments.begin(), inputs.extra_arguments.end());
+  line.push_back(inputs.source.string());
+  return line;
+}
+
+}  // namespace fastci::frontend::cpp

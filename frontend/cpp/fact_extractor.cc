@@ -1,0 +1,818 @@
+#include "frontend/cpp/fact_extractor.h"
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/ASTLambda.h>
+#include <clang/AST/Attr.h>
+#include <clang/AST/DeclTemplate.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/PrettyPrinter.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Lex/Lexer.h>
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/DenseSet.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+
+#include <optional>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+#include "util/hash.h"
+
+namespace fastci::frontend::cpp {
+namespace {
+
+using namespace clang;
+
+/// Decides which files belong to the repository and names them repository-relative.
+class RepositoryFiles {
+ public:
+  RepositoryFiles(const SourceManager& sources, std::string repository)
+      : sources_(sources), repository_(std::move(repository)) {}
+
+  /// The repository-relative path of the file holding `location` (macro uses count where
+  /// expanded), or nullptr when the file lies outside the repository.
+  const std::string* relative(SourceLocation location) {
+    if (location.isInvalid()) return nullptr;
+    const FileID file = sources_.getFileID(sources_.getExpansionLoc(location));
+    auto [entry, inserted] = cache_.try_emplace(file.getHashValue());
+    if (inserted) {
+      if (OptionalFileEntryRef ref = sources_.getFileEntryRefForID(file))
+        entry->second = relative_path(ref->getName());
+    }
+    return entry->second ? &*entry->second : nullptr;
+  }
+
+  /// The repository-relative form of a file name, or nothing when it lies outside.
+  std::optional<std::string> relative_path(llvm::StringRef name) const {
+    llvm::SmallString<256> path(name);
+    llvm::sys::fs::make_absolute(path);
+    llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+    llvm::StringRef text = path.str();
+    if (!text.starts_with(repository_) || text.size() <= repository_.size() ||
+        text[repository_.size()] != '/')
+      return std::nullopt;
+    return text.substr(repository_.size() + 1).str();
+  }
+
+ private:
+  const SourceManager& sources_;
+  std::string repository_;
+  std::unordered_map<unsigned, std::optional<std::string>> cache_;
+};
+
+/// Names of CUDA runtime calls that launch the kernel passed to them.
+bool is_runtime_launch(const FunctionDecl* callee) {
+  const IdentifierInfo* name = callee->getIdentifier();
+  if (name == nullptr) return false;
+  const llvm::StringRef text = name->getName();
+  return text == "cudaLaunchKernel" || text == "cudaLaunchCooperativeKernel" ||
+         text == "cudaLaunchKernelEx" || text == "cudaLaunchKernelExC";
+}
+
+/// Calls `visit` on `root` and its descendants in pre-order until it returns true.
+template <typename Visit>
+bool find_in(const Stmt* root, Visit&& visit) {
+  if (root == nullptr) return false;
+  if (visit(root)) return true;
+  for (const Stmt* child : root->children())
+    if (find_in(child, visit)) return true;
+  return false;
+}
+
+/// The text of the first string literal in an expression (names built with `#x "_suffix"` are
+/// already concatenated by then).
+std::optional<std::string> first_string(const Expr* expression) {
+  std::optional<std::string> text;
+  find_in(expression, [&](const Stmt* node) {
+    if (const auto* literal = dyn_cast<StringLiteral>(node)) {
+      if (literal->getCharByteWidth() == 1) text = literal->getString().str();
+      return true;
+    }
+    return false;
+  });
+  return text;
+}
+
+/// The op name of a TORCH_LIBRARY schema: "ns::op.overload(Tensor x) -> Tensor" -> "op".
+std::string op_name_from_schema(std::string schema) {
+  schema = schema.substr(0, schema.find('('));
+  if (const auto scope = schema.rfind("::"); scope != std::string::npos) schema = schema.substr(scope + 2);
+  schema = schema.substr(0, schema.find('.'));
+  const auto first = schema.find_first_not_of(" \t\n");
+  const auto last = schema.find_last_not_of(" \t\n");
+  return first == std::string::npos ? std::string() : schema.substr(first, last - first + 1);
+}
+
+/// The name of the first enumerator referenced in an expression (c10::DispatchKey::CUDA -> "CUDA").
+std::string first_enumerator(const Expr* expression, llvm::StringRef enum_name) {
+  std::string name;
+  find_in(expression, [&](const Stmt* node) {
+    const auto* reference = dyn_cast<DeclRefExpr>(node);
+    if (reference == nullptr) return false;
+    const auto* constant = dyn_cast<EnumConstantDecl>(reference->getDecl());
+    if (constant == nullptr) return false;
+    const auto* owner = dyn_cast<EnumDecl>(constant->getDeclContext());
+    if (owner == nullptr || owner->getName() != enum_name) return false;
+    name = constant->getName().str();
+    return true;
+  });
+  return name;
+}
+
+/// A binding found in a registration function, resolved once the whole unit is seen.
+struct PendingBinding {
+  enum class Source { pybind11, torch_library } source = Source::pybind11;
+  const FunctionDecl* registration = nullptr;  ///< PYBIND11_MODULE / TORCH_LIBRARY body or a helper
+  std::string python_name;
+  std::string dispatch_key;                    ///< explicit torch::dispatch key, if any
+  bool implementation = false;                 ///< TORCH_LIBRARY m.impl rather than m.def
+  std::vector<std::string> targets;
+  std::string file;
+  int line = 0;
+  std::uint64_t hash = 0;
+};
+
+/// A call through a virtual method, expanded to every overrider once all classes are seen.
+struct PendingVirtualCall {
+  std::string from;
+  const CXXMethodDecl* method = nullptr;
+  std::string file;
+  int line = 0;
+};
+
+/// Walks the repository's declarations (template instantiations included) and records facts.
+class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
+  using Base = RecursiveASTVisitor<FactVisitor>;
+
+ public:
+  FactVisitor(ASTContext& context, const ExtractionTarget& target)
+      : context_(context),
+        sources_(context.getSourceManager()),
+        policy_(context.getLangOpts()),
+        files_(context.getSourceManager(), target.repository),
+        target_(target),
+        facts_(*target.facts) {
+    policy_.SuppressTagKeyword = true;
+    policy_.FullyQualifiedName = true;
+    policy_.AnonymousTagLocations = false;
+    policy_.SuppressDefaultTemplateArgs = true;
+    policy_.SplitTemplateClosers = false;
+    policy_.Bool = true;
+  }
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return false; }
+
+  bool TraverseDecl(Decl* declaration) {
+    if (declaration == nullptr) return true;
+    if (!isa<TranslationUnitDecl>(declaration) && files_.relative(declaration->getLocation()) == nullptr)
+      return true;  // outside the repository: system, CUDA and stub headers
+    if (declaration->isImplicit()) return true;  // compiler-generated members hold no written code
+    auto* function = dyn_cast<FunctionDecl>(declaration);
+    if (function == nullptr || !function->doesThisDeclarationHaveABody() ||
+        isLambdaCallOperator(function))
+      return Base::TraverseDecl(declaration);
+    add_function_symbol(function);
+    if (auto module = module_of(function)) pybind11_modules_[function_id(function)] = *module;
+    functions_.push_back(function);
+    const bool result = Base::TraverseDecl(declaration);
+    functions_.pop_back();
+    return result;
+  }
+
+  bool VisitCXXMethodDecl(CXXMethodDecl* method) {
+    for (const CXXMethodDecl* base : method->overridden_methods()) {
+      overriders_[base->getCanonicalDecl()].push_back(method);
+      add_edge(function_id(base), function_id(method), EdgeKind::override_, method->getLocation());
+    }
+    return true;
+  }
+
+  bool VisitVarDecl(VarDecl* variable) {
+    const CXXRecordDecl* type = variable->getType()->getAsCXXRecordDecl();
+    if (type == nullptr || type->getQualifiedNameAsString() != "torch::detail::TorchLibraryInit")
+      return true;
+    const auto* construct = dyn_cast_or_null<CXXConstructExpr>(
+        variable->getInit() ? variable->getInit()->IgnoreImplicit() : nullptr);
+    if (construct == nullptr || construct->getNumArgs() < 4) return true;
+    const FunctionDecl* init = first_function(construct->getArg(1));
+    const auto ns = first_string(construct->getArg(2));
+    if (init == nullptr || !ns) return true;
+    library_inits_[init->getCanonicalDecl()] = {*ns, first_enumerator(construct->getArg(3), "DispatchKey")};
+    return true;
+  }
+
+  bool VisitCallExpr(CallExpr* call) {
+    const FunctionDecl* caller = current_function();
+    if (caller == nullptr) return true;
+    if (auto* reference = dyn_cast<DeclRefExpr>(call->getCallee()->IgnoreParenImpCasts()))
+      callee_references_.insert(reference);
+    if (auto* launch = dyn_cast<CUDAKernelCallExpr>(call)) {
+      record_launch(caller, launch);
+      return true;
+    }
+    const FunctionDecl* callee = call->getDirectCallee();
+    if (callee == nullptr) {
+      for (const FunctionDecl* candidate : unresolved_candidates(call->getCallee()))
+        add_edge(function_id(caller), function_id(candidate), EdgeKind::call, call->getBeginLoc());
+      return true;
+    }
+    if (is_runtime_launch(callee) && !in_repository(callee)) record_runtime_launch(caller, call, callee);
+    if (auto* member = dyn_cast<CXXMemberCallExpr>(call)) record_binding_call(caller, member);
+    if (!in_repository(callee) || isLambdaCallOperator(callee)) return true;
+    ensure_symbol(callee);
+    EdgeKind kind = EdgeKind::call;
+    const auto* method = dyn_cast<CXXMethodDecl>(callee);
+    if (method != nullptr && method->isVirtual() && !is_qualified(call)) {
+      kind = EdgeKind::virtual_call;
+      const auto [file, line] = where(call->getBeginLoc());
+      virtual_calls_.push_back({function_id(caller), method, file, line});
+    }
+    add_edge(function_id(caller), function_id(callee), kind, call->getBeginLoc());
+    return true;
+  }
+
+  bool VisitCXXConstructExpr(CXXConstructExpr* construct) {
+    const FunctionDecl* caller = current_function();
+    const CXXConstructorDecl* constructor = construct->getConstructor();
+    if (caller == nullptr || constructor == nullptr || constructor->isImplicit() ||
+        !in_repository(constructor))
+      return true;
+    ensure_symbol(constructor);
+    add_edge(function_id(caller), function_id(constructor), EdgeKind::call, construct->getBeginLoc());
+    return true;
+  }
+
+  bool VisitDeclRefExpr(DeclRefExpr* reference) {
+    const FunctionDecl* caller = current_function();
+    const auto* function = dyn_cast<FunctionDecl>(reference->getDecl());
+    if (caller == nullptr || function == nullptr || callee_references_.contains(reference) ||
+        !in_repository(function) || isLambdaCallOperator(function))
+      return true;
+    ensure_symbol(function);
+    add_edge(function_id(caller), function_id(function), EdgeKind::reference, reference->getBeginLoc());
+    return true;
+  }
+
+  /// Resolves what needed the whole unit: overriders of virtual calls, binding module names,
+  /// and the repository headers read.
+  void finish() {
+    expand_virtual_calls();
+    resolve_bindings();
+    collect_headers();
+  }
+
+ private:
+  const FunctionDecl* current_function() const { return functions_.empty() ? nullptr : functions_.back(); }
+
+  bool in_repository(const Decl* declaration) { return files_.relative(declaration->getLocation()) != nullptr; }
+
+  std::pair<std::string, int> where(SourceLocation location) {
+    const std::string* file = files_.relative(location);
+    if (file == nullptr) return {target_.main_file, 0};
+    return {*file, static_cast<int>(sources_.getExpansionLineNumber(location))};
+  }
+
+  /// A type as it appears in ids: canonical (aliases resolved) unless it depends on a template
+  /// parameter, top-level qualifiers dropped.
+  std::string type_text(QualType type) {
+    if (!type->isDependentType()) type = context_.getCanonicalType(type);
+    return type.getLocalUnqualifiedType().getAsString(policy_);
+  }
+
+  void append_template_argument(const TemplateArgument& argument, std::vector<std::string>& out) {
+    if (argument.getKind() == TemplateArgument::Pack) {
+      for (const TemplateArgument& element : argument.pack_elements()) append_template_argument(element, out);
+      return;
+    }
+    if (argument.getKind() == TemplateArgument::Type) {
+      out.push_back(type_text(argument.getAsType()));
+      return;
+    }
+    std::string text;
+    llvm::raw_string_ostream stream(text);
+    argument.print(policy_, stream, /*IncludeType=*/false);
+    out.push_back(stream.str());
+  }
+
+  std::vector<std::string> template_arguments(const FunctionDecl* function) {
+    std::vector<std::string> out;
+    if (const TemplateArgumentList* arguments = function->getTemplateSpecializationArgs())
+      for (const TemplateArgument& argument : arguments->asArray()) append_template_argument(argument, out);
+    return out;
+  }
+
+  static bool is_device_code(const FunctionDecl* function) {
+    return function->hasAttr<CUDAGlobalAttr>() || function->hasAttr<CUDADeviceAttr>();
+  }
+
+  /// "cpp:ns::Class::method(int, const at::Tensor &) const", "cuda:ns::kernel<float>(float *)";
+  /// functions with internal linkage defined in the unit itself are prefixed with its path.
+  const std::string& function_id(const FunctionDecl* function) {
+    auto [entry, inserted] = ids_.try_emplace(function);
+    if (!inserted) return entry->second;
+    std::string id = is_device_code(function) ? "cuda:" : "cpp:";
+    llvm::raw_string_ostream stream(id);
+    if (!function->isExternallyVisible() && !isa<CXXMethodDecl>(function)) {
+      const std::string* file = files_.relative(function->getLocation());
+      if (file != nullptr && *file == target_.main_file) stream << *file << "::";
+    }
+    function->printQualifiedName(stream, policy_);
+    if (const TemplateArgumentList* arguments = function->getTemplateSpecializationArgs()) {
+      std::vector<std::string> texts;
+      for (const TemplateArgument& argument : arguments->asArray()) append_template_argument(argument, texts);
+      stream << '<';
+      for (std::size_t i = 0; i < texts.size(); ++i) stream << (i ? ", " : "") << texts[i];
+      stream << '>';
+    }
+    stream << '(';
+    for (unsigned i = 0; i < function->getNumParams(); ++i)
+      stream << (i ? ", " : "") << type_text(function->getParamDecl(i)->getType());
+    if (function->isVariadic()) stream << (function->getNumParams() ? ", ..." : "...");
+    stream << ')';
+    if (const auto* method = dyn_cast<CXXMethodDecl>(function)) {
+      if (method->isConst()) stream << " const";
+      if (method->isVolatile()) stream << " volatile";
+      if (method->getRefQualifier() == RQ_LValue) stream << " &";
+      if (method->getRefQualifier() == RQ_RValue) stream << " &&";
+    }
+    entry->second = stream.str();
+    return entry->second;
+  }
+
+  /// Hash of the raw tokens between two locations of one file: comments and layout do not count.
+  std::uint64_t token_hash(SourceRange range) {
+    const CharSourceRange expanded = sources_.getExpansionRange(range);
+    const auto [file, begin] = sources_.getDecomposedLoc(expanded.getBegin());
+    const auto [end_file, end] = sources_.getDecomposedLoc(expanded.getEnd());
+    if (file != end_file || end < begin) return 0;
+    bool invalid = false;
+    const llvm::StringRef buffer = sources_.getBufferData(file, &invalid);
+    if (invalid) return 0;
+    Lexer lexer(sources_.getLocForStartOfFile(file), context_.getLangOpts(), buffer.begin(),
+                buffer.begin() + begin, buffer.end());
+    std::string joined;
+    Token token;
+    while (true) {
+      lexer.LexFromRawLexer(token);
+      if (token.is(tok::eof)) break;
+      const unsigned offset = sources_.getFileOffset(token.getLocation());
+      if (offset > end) break;
+      joined.append(buffer.data() + offset, token.getLength());
+      joined.push_back('\x1f');
+    }
+    return util::hash64(joined);
+  }
+
+  /// Emits the symbol of a function whose definition (or template pattern) is in the repository.
+  void ensure_symbol(const FunctionDecl* function) {
+    if (function->isDependentContext() && !function->doesThisDeclarationHaveABody()) return;
+    add_function_symbol(function);
+  }
+
+  void add_function_symbol(const FunctionDecl* function) {
+    // Compiler-generated and defaulted members hold no code of their own.
+    if (function->isImplicit() || function->isDefaulted() || function->isDeleted()) return;
+    const std::string& id = function_id(function);
+    if (symbol_ids_.contains(id)) return;
+    const FunctionDecl* pattern = function->getTemplateInstantiationPattern();
+    const FunctionDecl* located = pattern != nullptr ? pattern : function;
+    if (!located->doesThisDeclarationHaveABody()) located = located->getDefinition();
+    if (located == nullptr) return;  // declared here, defined in another unit
+    SourceRange range = located->getSourceRange();
+    if (const FunctionTemplateDecl* described = located->getDescribedFunctionTemplate())
+      range = described->getSourceRange();
+    const std::string* file = files_.relative(range.getBegin());
+    if (file == nullptr) return;
+    symbol_ids_.insert(id);
+    Symbol symbol;
+    symbol.id = id;
+    symbol.qualified_name = id.substr(id.find(':') + 1);
+    symbol.language = is_device_code(function) ? Language::cuda : Language::cpp;
+    symbol.kind = function->hasAttr<CUDAGlobalAttr>() ? SymbolKind::kernel
+                  : isa<CXXMethodDecl>(function)      ? SymbolKind::method
+                                                      : SymbolKind::function;
+    symbol.file = *file;
+    symbol.first_line = static_cast<int>(sources_.getExpansionLineNumber(range.getBegin()));
+    symbol.last_line = static_cast<int>(sources_.getExpansionLineNumber(sources_.getExpansionRange(range).getEnd()));
+    symbol.body_hash = token_hash(range);
+    facts_.symbols.push_back(std::move(symbol));
+    if (pattern != nullptr && pattern != function) {
+      // A specialization is its template's code: a change to the template reaches its callers.
+      add_function_symbol(pattern);
+      add_edge(id, function_id(pattern), EdgeKind::reference, located->getLocation());
+    }
+  }
+
+  void add_edge(const std::string& from, const std::string& to, EdgeKind kind, SourceLocation location) {
+    const auto [file, line] = where(location);
+    add_edge(from, to, kind, file, line);
+  }
+
+  void add_edge(const std::string& from, const std::string& to, EdgeKind kind, const std::string& file, int line) {
+    if (!edge_keys_.emplace(from, to, static_cast<int>(kind), file, line).second) return;
+    facts_.edges.push_back(Edge{from, to, kind, file, line});
+  }
+
+  /// Repository functions a dependent call may resolve to (overload candidates as written).
+  std::vector<const FunctionDecl*> unresolved_candidates(const Expr* callee) {
+    std::vector<const FunctionDecl*> out;
+    const auto* overloads = dyn_cast<OverloadExpr>(callee->IgnoreParenImpCasts());
+    if (overloads == nullptr) return out;
+    for (const NamedDecl* candidate : overloads->decls()) {
+      candidate = candidate->getUnderlyingDecl();
+      // f<T>(...) can only be a template.
+      if (overloads->hasExplicitTemplateArgs() && !isa<FunctionTemplateDecl>(candidate)) continue;
+      const FunctionDecl* function = dyn_cast<FunctionDecl>(candidate);
+      if (const auto* templated = dyn_cast<FunctionTemplateDecl>(candidate)) function = templated->getTemplatedDecl();
+      if (function == nullptr || !in_repository(function)) continue;
+      if (const FunctionDecl* definition = function->getDefinition()) function = definition;
+      ensure_symbol(function);
+      out.push_back(function);
+    }
+    return out;
+  }
+
+  static bool is_qualified(const CallExpr* call) {
+    if (const auto* member = dyn_cast<CXXMemberCallExpr>(call))
+      if (const auto* expression = dyn_cast<MemberExpr>(member->getCallee()->IgnoreParens()))
+        return expression->hasQualifier();
+    return false;
+  }
+
+  /// The source text of an expression as written: macro arguments and macro bodies by their
+  /// spelling (a launch inside a macro reads "grid", not the macro call).
+  std::string text_of(const Expr* expression) {
+    if (expression == nullptr || isa<CXXDefaultArgExpr>(expression)) return "";
+    const SourceRange range = expression->getSourceRange();
+    if (range.getBegin().isMacroID() || range.getEnd().isMacroID()) {
+      const SourceLocation begin = sources_.getSpellingLoc(range.getBegin());
+      const SourceLocation end = sources_.getSpellingLoc(range.getEnd());
+      if (sources_.getFileID(begin) == sources_.getFileID(end) && !sources_.isBeforeInTranslationUnit(end, begin)) {
+        const std::string text = Lexer::getSourceText(CharSourceRange::getTokenRange(begin, end), sources_,
+                                                      context_.getLangOpts()).str();
+        if (!text.empty()) return text;
+      }
+    }
+    return Lexer::getSourceText(sources_.getExpansionRange(range), sources_, context_.getLangOpts()).str();
+  }
+
+  void add_launch(const FunctionDecl* caller, const std::string& kernel, std::vector<std::string> arguments,
+                  std::string grid, std::string block, std::string shared, std::string stream,
+                  SourceLocation location) {
+    LaunchSite site;
+    site.host_function = function_id(caller);
+    site.kernel = kernel;
+    site.template_arguments = std::move(arguments);
+    site.grid = std::move(grid);
+    site.block = std::move(block);
+    site.shared_memory = std::move(shared);
+    site.stream = std::move(stream);
+    std::tie(site.file, site.line) = where(location);
+    for (const LaunchSite& existing : facts_.launches)
+      if (existing.host_function == site.host_function && existing.kernel == site.kernel &&
+          existing.line == site.line && existing.file == site.file)
+        return;
+    add_edge(site.host_function, site.kernel, EdgeKind::kernel_launch, site.file, site.line);
+    facts_.launches.push_back(std::move(site));
+  }
+
+  void record_launch(const FunctionDecl* caller, const CUDAKernelCallExpr* launch) {
+    std::string kernel;
+    std::vector<std::string> arguments;
+    if (const FunctionDecl* callee = launch->getDirectCallee()) {
+      ensure_symbol(callee);
+      kernel = function_id(callee);
+      arguments = template_arguments(callee);
+    } else {
+      const auto candidates = unresolved_candidates(launch->getCallee());
+      if (candidates.empty()) return;
+      kernel = function_id(candidates.front());
+    }
+    const CallExpr* config = launch->getConfig();
+    auto argument = [&](unsigned index) -> std::string {
+      return config != nullptr && index < config->getNumArgs() ? text_of(config->getArg(index)) : "";
+    };
+    add_launch(caller, kernel, std::move(arguments), argument(0), argument(1), argument(2), argument(3),
+               launch->getBeginLoc());
+  }
+
+  /// The first function an expression names: &f, f, overload_cast<...>(&C::f), TORCH_FN(f).
+  static const FunctionDecl* first_function(const Expr* expression) {
+    const FunctionDecl* found = nullptr;
+    find_in(expression, [&](const Stmt* node) {
+      if (const auto* reference = dyn_cast<DeclRefExpr>(node)) {
+        if (const auto* function = dyn_cast<FunctionDecl>(reference->getDecl())) {
+          found = function;
+          return true;
+        }
+      }
+      if (const auto* value = dyn_cast<Expr>(node)) {
+        // TORCH_FN(f) carries f as a template argument of its type.
+        if (const auto* record = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+                value->getType().isNull() ? nullptr : value->getType()->getAsCXXRecordDecl())) {
+          for (const TemplateArgument& argument : record->getTemplateArgs().asArray())
+            if (argument.getKind() == TemplateArgument::Declaration)
+              if (const auto* function = dyn_cast<FunctionDecl>(argument.getAsDecl())) {
+                found = function;
+                return true;
+              }
+        }
+      }
+      return false;
+    });
+    return found;
+  }
+
+  void record_runtime_launch(const FunctionDecl* caller, const CallExpr* call, const FunctionDecl* callee) {
+    const bool extended = callee->getName().starts_with("cudaLaunchKernelEx");
+    const unsigned kernel_index = extended ? 1 : 0;
+    if (call->getNumArgs() <= kernel_index) return;
+    const FunctionDecl* kernel = first_function(call->getArg(kernel_index));
+    if (kernel == nullptr) return;
+    ensure_symbol(kernel);
+    auto argument = [&](unsigned index) { return index < call->getNumArgs() ? text_of(call->getArg(index)) : ""; };
+    if (extended) {
+      std::string config = argument(0);
+      const std::string access = !config.empty() && config[0] == '&' ? config.substr(1) + "." : "(" + config + ")->";
+      add_launch(caller, function_id(kernel), template_arguments(kernel), access + "gridDim", access + "blockDim",
+                 access + "dynamicSmemBytes", access + "stream", call->getBeginLoc());
+    } else {
+      add_launch(caller, function_id(kernel), template_arguments(kernel), argument(1), argument(2), argument(4),
+                 argument(5), call->getBeginLoc());
+    }
+  }
+
+  /// Functions a bound callable stands for: the function itself, or what a lambda calls.
+  std::vector<std::string> binding_targets(const Expr* expression) {
+    std::vector<std::string> targets;
+    if (expression == nullptr) return targets;
+    if (const auto* lambda = dyn_cast<LambdaExpr>(expression->IgnoreImplicit()->IgnoreParenImpCasts())) {
+      find_in(lambda->getBody(), [&](const Stmt* node) {
+        const FunctionDecl* function = nullptr;
+        if (const auto* call = dyn_cast<CallExpr>(node)) function = call->getDirectCallee();
+        if (const auto* construct = dyn_cast<CXXConstructExpr>(node)) function = construct->getConstructor();
+        if (function != nullptr && in_repository(function) && !isLambdaCallOperator(function)) {
+          ensure_symbol(function);
+          const std::string& id = function_id(function);
+          if (std::find(targets.begin(), targets.end(), id) == targets.end()) targets.push_back(id);
+        }
+        return false;
+      });
+      return targets;
+    }
+    if (const FunctionDecl* function = first_function(expression)) {
+      if (in_repository(function)) ensure_symbol(function);
+      targets.push_back(function_id(function));
+    }
+    return targets;
+  }
+
+  /// Constructors of the bound class matching py::init<Args...>().
+  std::vector<std::string> constructor_targets(const CallExpr* init, const ClassTemplateSpecializationDecl* binder) {
+    std::vector<std::string> targets;
+    const FunctionDecl* factory = init->getDirectCallee();
+    if (factory == nullptr || binder->getTemplateArgs().size() == 0) return targets;
+    const TemplateArgument& bound = binder->getTemplateArgs()[0];
+    if (bound.getKind() != TemplateArgument::Type) return targets;
+    const CXXRecordDecl* record = bound.getAsType()->getAsCXXRecordDecl();
+    if (record == nullptr || (record = record->getDefinition()) == nullptr) return targets;
+    std::vector<QualType> wanted;
+    if (const TemplateArgumentList* arguments = factory->getTemplateSpecializationArgs())
+      for (const TemplateArgument& argument : arguments->asArray()) {
+        if (argument.getKind() == TemplateArgument::Pack) {
+          for (const TemplateArgument& element : argument.pack_elements())
+            if (element.getKind() == TemplateArgument::Type) wanted.push_back(element.getAsType());
+        } else if (argument.getKind() == TemplateArgument::Type) {
+          wanted.push_back(argument.getAsType());
+        }
+      }
+    for (const CXXConstructorDecl* constructor : record->ctors()) {
+      if (constructor->isImplicit() || constructor->getNumParams() != wanted.size()) continue;
+      bool matches = true;
+      for (unsigned i = 0; i < wanted.size() && matches; ++i) {
+        QualType parameter = constructor->getParamDecl(i)->getType().getNonReferenceType().getUnqualifiedType();
+        matches = context_.hasSameUnqualifiedType(parameter, wanted[i].getNonReferenceType());
+      }
+      if (!matches) continue;
+      ensure_symbol(constructor);
+      targets.push_back(function_id(constructor));
+    }
+    return targets;
+  }
+
+  /// The Python class name of a py::class_ chain: py::class_<T>(m, "Name").def(...).def(...).
+  std::optional<std::string> class_name(const Expr* object) {
+    while (object != nullptr) {
+      object = object->IgnoreImplicit()->IgnoreParenImpCasts();
+      if (const auto* chained = dyn_cast<CXXMemberCallExpr>(object)) {
+        object = chained->getImplicitObjectArgument();
+        continue;
+      }
+      if (const auto* reference = dyn_cast<DeclRefExpr>(object)) {
+        const auto* variable = dyn_cast<VarDecl>(reference->getDecl());
+        object = variable != nullptr ? variable->getInit() : nullptr;
+        if (object == nullptr) return std::nullopt;
+        if (const auto* construct = dyn_cast<CXXConstructExpr>(object->IgnoreImplicit());
+            construct != nullptr && construct->getNumArgs() >= 2)
+          return first_string(construct->getArg(1));
+        continue;
+      }
+      std::optional<std::string> name;
+      find_in(object, [&](const Stmt* node) {
+        const auto* construct = dyn_cast<CXXConstructExpr>(node);
+        if (construct == nullptr || construct->getNumArgs() < 2) return false;
+        name = first_string(construct->getArg(1));
+        return true;
+      });
+      return name;
+    }
+    return std::nullopt;
+  }
+
+  void record_binding_call(const FunctionDecl* caller, const CXXMemberCallExpr* call) {
+    const CXXMethodDecl* method = call->getMethodDecl();
+    if (method == nullptr || method->getIdentifier() == nullptr || call->getNumArgs() == 0) return;
+    const std::string owner = method->getParent()->getQualifiedNameAsString();
+    const llvm::StringRef name = method->getName();
+    PendingBinding binding;
+    binding.registration = caller;
+    std::tie(binding.file, binding.line) = where(call->getExprLoc());
+    binding.hash = token_hash(call->getSourceRange());
+    if ((owner == "pybind11::module_" || owner == "pybind11::module") && name == "def") {
+      const auto python_name = first_string(call->getArg(0));
+      if (!python_name) return;
+      binding.python_name = *python_name;
+      binding.targets = binding_targets(call->getNumArgs() > 1 ? call->getArg(1) : nullptr);
+    } else if (owner == "pybind11::class_" && name.starts_with("def")) {
+      const auto* binder = dyn_cast<ClassTemplateSpecializationDecl>(method->getParent());
+      const auto class_python_name = class_name(call->getImplicitObjectArgument());
+      if (binder == nullptr || !class_python_name) return;
+      const auto* init = dyn_cast<CallExpr>(call->getArg(0)->IgnoreImplicit()->IgnoreParenImpCasts());
+      const FunctionDecl* init_callee = init != nullptr ? init->getDirectCallee() : nullptr;
+      if (init_callee != nullptr && init_callee->getName() == "init") {
+        binding.python_name = *class_python_name + ".__init__";
+        binding.targets = constructor_targets(init, binder);
+      } else {
+        const auto member = first_string(call->getArg(0));
+        if (!member) return;
+        binding.python_name = *class_python_name + "." + *member;
+        if (name == "def_readwrite" || name == "def_readonly") return;  // data members run no code
+        for (unsigned i = 1; i < call->getNumArgs() && i <= 2; ++i) {
+          if (i == 2 && !name.starts_with("def_property")) break;
+          if (name.starts_with("def_property_readonly") && i == 2) break;
+          for (std::string& target : binding_targets(call->getArg(i))) binding.targets.push_back(std::move(target));
+        }
+      }
+    } else if (owner == "torch::Library" && (name == "def" || name == "impl")) {
+      const auto schema = first_string(call->getArg(0));
+      if (!schema) return;
+      binding.source = PendingBinding::Source::torch_library;
+      binding.implementation = name == "impl";
+      binding.python_name = op_name_from_schema(*schema);
+      if (call->getNumArgs() > 1) {
+        binding.targets = binding_targets(call->getArg(1));
+        binding.dispatch_key = first_enumerator(call->getArg(1), "DispatchKey");
+      }
+    } else {
+      return;
+    }
+    pending_bindings_.push_back(std::move(binding));
+  }
+
+  void expand_virtual_calls() {
+    for (const PendingVirtualCall& call : virtual_calls_) {
+      std::vector<const CXXMethodDecl*> work{call.method};
+      std::set<const CXXMethodDecl*> seen;
+      while (!work.empty()) {
+        const CXXMethodDecl* method = work.back();
+        work.pop_back();
+        const auto found = overriders_.find(method->getCanonicalDecl());
+        if (found == overriders_.end()) continue;
+        for (const CXXMethodDecl* overrider : found->second) {
+          if (!seen.insert(overrider->getCanonicalDecl()).second) continue;
+          ensure_symbol(overrider);
+          add_edge(call.from, function_id(overrider), EdgeKind::virtual_call, call.file, call.line);
+          work.push_back(overrider);
+        }
+      }
+    }
+  }
+
+  /// The Python module a pybind11 registration function fills: its own PYBIND11_MODULE name, or
+  /// that of the module function calling it (helpers that receive the module).
+  std::string pybind11_module(const FunctionDecl* registration) {
+    if (auto module = module_of(registration)) return *module;
+    const std::string& helper = function_id(registration);
+    for (const Edge& edge : facts_.edges) {
+      if (edge.to != helper || edge.kind != EdgeKind::call) continue;
+      const auto found = pybind11_modules_.find(edge.from);
+      if (found != pybind11_modules_.end()) return found->second;
+    }
+    return "";
+  }
+
+  /// The module name of a PYBIND11_MODULE function (pybind11_init_<name>), nothing for others.
+  static std::optional<std::string> module_of(const FunctionDecl* function) {
+    constexpr llvm::StringLiteral prefix = "pybind11_init_";
+    if (function->getIdentifier() == nullptr || !function->getName().starts_with(prefix)) return std::nullopt;
+    return function->getName().substr(prefix.size()).str();
+  }
+
+  void resolve_bindings() {
+    for (const PendingBinding& pending : pending_bindings_) {
+      Binding binding;
+      EdgeKind kind = EdgeKind::binding;
+      if (pending.source == PendingBinding::Source::pybind11) {
+        binding.extension_module = pybind11_module(pending.registration);
+      } else {
+        const auto found = library_inits_.find(pending.registration->getCanonicalDecl());
+        if (found != library_inits_.end()) {
+          binding.extension_module = "torch.ops." + found->second.first;
+          binding.dispatch_key = found->second.second;
+        }
+        if (!pending.dispatch_key.empty()) binding.dispatch_key = pending.dispatch_key;
+        if (pending.implementation) kind = EdgeKind::dispatch_registration;
+      }
+      binding.python_name = pending.python_name;
+      binding.file = pending.file;
+      binding.line = pending.line;
+      const std::string id =
+          "binding:" + (binding.extension_module.empty() ? std::string("?") : binding.extension_module) + "." +
+          binding.python_name;
+      if (symbol_ids_.insert(id).second) {
+        Symbol symbol;
+        symbol.id = id;
+        symbol.qualified_name = id.substr(8);
+        symbol.language = Language::cpp;
+        symbol.kind = SymbolKind::binding;
+        symbol.file = pending.file;
+        symbol.first_line = symbol.last_line = pending.line;
+        symbol.body_hash = pending.hash;
+        facts_.symbols.push_back(std::move(symbol));
+      }
+      if (pending.targets.empty()) facts_.bindings.push_back(binding);
+      for (const std::string& target : pending.targets) {
+        Binding bound = binding;
+        bound.target = target;
+        add_edge(id, target, kind, pending.file, pending.line);
+        facts_.bindings.push_back(std::move(bound));
+      }
+    }
+  }
+
+  void collect_headers() {
+    if (target_.headers == nullptr) return;
+    for (auto entry = sources_.fileinfo_begin(); entry != sources_.fileinfo_end(); ++entry) {
+      const auto relative = files_.relative_path(entry->first.getName());
+      if (!relative || *relative == target_.main_file) continue;
+      const auto buffer = sources_.getMemoryBufferForFileOrNone(entry->first);
+      (*target_.headers)[*relative] = buffer ? util::content_hash(buffer->getBuffer()) : std::string();
+    }
+  }
+
+  ASTContext& context_;
+  SourceManager& sources_;
+  PrintingPolicy policy_;
+  RepositoryFiles files_;
+  const ExtractionTarget& target_;
+  FileFacts& facts_;
+  std::vector<const FunctionDecl*> functions_;
+  llvm::DenseMap<const FunctionDecl*, std::string> ids_;
+  std::set<std::string> symbol_ids_;
+  std::set<std::tuple<std::string, std::string, int, std::string, int>> edge_keys_;
+  llvm::DenseSet<const DeclRefExpr*> callee_references_;
+  llvm::DenseMap<const CXXMethodDecl*, std::vector<const CXXMethodDecl*>> overriders_;
+  std::vector<PendingVirtualCall> virtual_calls_;
+  llvm::DenseMap<const FunctionDecl*, std::pair<std::string, std::string>> library_inits_;
+  std::vector<PendingBinding> pending_bindings_;
+  std::unordered_map<std::string, std::string> pybind11_modules_;  ///< function id -> module name
+};
+
+/// Runs the visitor once the translation unit is complete (templates instantiated).
+class FactConsumer : public ASTConsumer {
+ public:
+  explicit FactConsumer(ExtractionTarget target) : target_(std::move(target)) {}
+
+  void HandleTranslationUnit(ASTContext& context) override {
+    FactVisitor visitor(context, target_);
+    visitor.TraverseDecl(context.getTranslationUnitDecl());
+    visitor.finish();
+  }
+
+ private:
+  ExtractionTarget target_;
+};
+
+}  // namespace
+
+std::unique_ptr<clang::ASTConsumer> make_fact_consumer(clang::CompilerInstance&, ExtractionTarget target) {
+  return std::make_unique<FactConsumer>(std::move(target));
+}
+
+}  // namespace fastci::frontend::cpp

@@ -1,0 +1,3 @@
+// Stand-in for <c10/core/Device.h> (see fastci/torch_stub.h).
+#pragma once
+#include "fastci/torch_stub.h"

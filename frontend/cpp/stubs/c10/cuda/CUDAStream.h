@@ -1,0 +1,3 @@
+// Stand-in for <c10/cuda/CUDAStream.h> (see fastci/torch_stub.h).
+#pragma once
+#include "fastci/cuda_stub.h"

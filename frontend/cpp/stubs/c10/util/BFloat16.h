@@ -1,0 +1,3 @@
+// Stand-in for <c10/util/BFloat16.h> (see fastci/torch_stub.h).
+#pragma once
+#include "fastci/torch_stub.h"

@@ -1,0 +1,3 @@
+// Stand-in for <pybind11/complex.h> (see fastci/torch_stub.h).
+#pragma once
+#include "fastci/pybind11_stub.h"
