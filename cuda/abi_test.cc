@@ -30,7 +30,7 @@ static_assert(offsetof(DriverLaunchConfig, attribute_count) == offsetof(CUlaunch
 static_assert(abi::kRuntimeInitializationError == cudaErrorInitializationError);
 static_assert(abi::kDriverNotInitialized == CUDA_ERROR_NOT_INITIALIZED);
 
-TEST(Abi, ConfigurationFieldsReadBackThroughTheMirror) {
+TEST(CudaAbi, ConfigurationFieldsReadBackThroughTheMirror) {
   cudaLaunchConfig_t runtime = {};
   runtime.gridDim = dim3(7, 3, 2);
   runtime.blockDim = dim3(32, 8, 1);

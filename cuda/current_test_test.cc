@@ -20,7 +20,7 @@ void announce(const std::string& path, const std::string& test) {
 
 std::string name_of(CurrentTest& tests, std::uint32_t index) { return tests.names().at(index); }
 
-TEST(CurrentTest, FollowsTheFileAtEveryCallWithZeroInterval) {
+TEST(CudaCurrentTest, FollowsTheFileAtEveryCallWithZeroInterval) {
   std::string path = testing::make_temporary_directory() + "/current";
   CurrentTest tests({path, "", 0});
   EXPECT_EQ(name_of(tests, tests.current()), "");  // no file yet: outside any test
@@ -36,7 +36,7 @@ TEST(CurrentTest, FollowsTheFileAtEveryCallWithZeroInterval) {
   EXPECT_EQ(name_of(tests, tests.current()), "");
 }
 
-TEST(CurrentTest, PollsNoMoreOftenThanTheInterval) {
+TEST(CudaCurrentTest, PollsNoMoreOftenThanTheInterval) {
   std::string path = testing::make_temporary_directory() + "/current";
   announce(path, "first");
   CurrentTest tests({path, "", 60'000'000'000ull});  // one minute
@@ -47,12 +47,12 @@ TEST(CurrentTest, PollsNoMoreOftenThanTheInterval) {
   EXPECT_EQ(name_of(tests, tests.current()), "second");
 }
 
-TEST(CurrentTest, FixedTestWithoutFile) {
+TEST(CudaCurrentTest, FixedTestWithoutFile) {
   CurrentTest tests({"", "tests/test_b.py::test_only", 0});
   EXPECT_EQ(name_of(tests, tests.current()), "tests/test_b.py::test_only");
 }
 
-TEST(CurrentTest, RewriteInPlaceIsSeen) {
+TEST(CudaCurrentTest, RewriteInPlaceIsSeen) {
   // A runner that truncates and rewrites the same inode (no rename) changes size or mtime.
   std::string path = testing::make_temporary_directory() + "/current";
   std::ofstream(path) << "tests/x.py::a";
@@ -62,7 +62,7 @@ TEST(CurrentTest, RewriteInPlaceIsSeen) {
   EXPECT_EQ(name_of(tests, tests.current()), "tests/x.py::bb");
 }
 
-TEST(CurrentTest, IntervalFromEnvironment) {
+TEST(CudaCurrentTest, IntervalFromEnvironment) {
   ::setenv("FASTCI_TEST_POLL_MS", "0.25", 1);
   ::setenv("FASTCI_CURRENT_TEST_FILE", "/nonexistent/current", 1);
   CurrentTestOptions options = CurrentTestOptions::from_environment();

@@ -11,12 +11,12 @@
 namespace fastci::cuda {
 namespace {
 
-TEST(EvidenceWriter, QuotesControlCharactersAndQuotes) {
+TEST(CudaEvidenceWriter, QuotesControlCharactersAndQuotes) {
   EXPECT_EQ(json_quote("a\"b\\c\n\t\x01"), "\"a\\\"b\\\\c\\n\\t\\u0001\"");
   EXPECT_EQ(nlohmann::json::parse(json_quote("tests/x.py::t[\"q\"-\\]")), "tests/x.py::t[\"q\"-\\]");
 }
 
-TEST(EvidenceWriter, LinesFollowTheEvidenceFormat) {
+TEST(CudaEvidenceWriter, LinesFollowTheEvidenceFormat) {
   RunInfo run{"libfastci_launch 0.1", "2026-12-02T18:00:00Z", "abc123", "host", {{"pid", "42"}}};
   nlohmann::json run_line = nlohmann::json::parse(format_run_line(run));
   EXPECT_EQ(run_line["type"], "run");
@@ -48,7 +48,7 @@ TEST(EvidenceWriter, LinesFollowTheEvidenceFormat) {
   EXPECT_FALSE(nlohmann::json::parse(format_kernel_line(records[1])).contains("total_duration_us"));
 }
 
-TEST(EvidenceWriter, WritesAtomicallyAndNamesTheFileOnError) {
+TEST(CudaEvidenceWriter, WritesAtomicallyAndNamesTheFileOnError) {
   std::string directory = testing::make_temporary_directory() + "/a/b";
   ASSERT_TRUE(make_directories(directory));
   std::string path = evidence_path(directory, "launch", 77);

@@ -11,7 +11,7 @@ namespace fastci::cuda {
 namespace {
 
 // Mangled names exactly as nvcc 13 registers the kernels of tests/fixtures/cuda/templated_launches.cu.
-TEST(KernelNames, DescribesNvccManglings) {
+TEST(CudaKernelNames, DescribesNvccManglings) {
   KernelName axpy = describe_kernel("_ZN7fixture4axpyIfLi4EEEvT_PKS1_PS1_i");
   EXPECT_EQ(axpy.demangled, "void fixture::axpy<float, 4>(float, float const*, float*, int)");
   EXPECT_EQ(axpy.function, "fixture::axpy");
@@ -27,7 +27,7 @@ TEST(KernelNames, DescribesNvccManglings) {
   EXPECT_TRUE(plain.template_arguments.empty());
 }
 
-TEST(KernelNames, KeepsNamesThatAreNotMangled) {
+TEST(CudaKernelNames, KeepsNamesThatAreNotMangled) {
   // cuBLAS kernel and Triton kernel names as CUPTI reports them (from the traces in /work/shared).
   for (const char* name : {"ampere_sgemm_64x64_nn", "triton_poi_fused_add_cos_sin_0"}) {
     KernelName kernel = describe_kernel(name);
@@ -38,7 +38,7 @@ TEST(KernelNames, KeepsNamesThatAreNotMangled) {
   EXPECT_EQ(demangle("_Znot a symbol"), "_Znot a symbol");
 }
 
-TEST(KernelNames, TemplateArgumentsOfPyTorchKernelNames) {
+TEST(CudaKernelNames, TemplateArgumentsOfPyTorchKernelNames) {
   std::string cat =
       "void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 2, 128, 1>(float*, "
       "at::native::(anonymous namespace)::CatArrInputTensorMetadata<float, unsigned int, 128, 1>, "
@@ -81,7 +81,7 @@ std::set<std::string> trace_kernel_names(const std::string& path) {
 
 // Every demangled kernel name in real PyTorch profiler traces: the template arguments, joined again,
 // are exactly the text between the name's outermost angle brackets.
-TEST(KernelNames, TemplateArgumentsRoundTripOnRealTraces) {
+TEST(CudaKernelNames, TemplateArgumentsRoundTripOnRealTraces) {
   std::size_t templated = 0;
   for (const char* trace : {"/data/traces/hta/timeline_analysis/sampled_rank-0.json.gz",
                             "/data/traces/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",

@@ -13,7 +13,7 @@ LaunchKey key(std::uint32_t test, std::uint32_t kernel, unsigned grid_x, std::ui
   return LaunchKey{test, kernel, abi::Dim3{grid_x, 1, 1}, abi::Dim3{128, 1, 1}, shared_memory};
 }
 
-TEST(LaunchTable, CountsDistinctConfigurationsApart) {
+TEST(CudaLaunchTable, CountsDistinctConfigurationsApart) {
   LaunchTable table;
   table.add(key(0, 1, 4));
   table.add(key(0, 1, 4));
@@ -31,7 +31,7 @@ TEST(LaunchTable, CountsDistinctConfigurationsApart) {
   EXPECT_DOUBLE_EQ((totals[{0, 2, 4, 0}].duration_us), 3.5);
 }
 
-TEST(LaunchTable, ThreadsCountWithoutLosingLaunchesWhileSnapshotsRun) {
+TEST(CudaLaunchTable, ThreadsCountWithoutLosingLaunchesWhileSnapshotsRun) {
   LaunchTable table;
   constexpr int kThreads = 8;
   constexpr int kLaunches = 50'000;
@@ -52,7 +52,7 @@ TEST(LaunchTable, ThreadsCountWithoutLosingLaunchesWhileSnapshotsRun) {
   EXPECT_EQ(table.snapshot().size(), 6u);  // 3 tests x 2 grids, merged across threads
 }
 
-TEST(LaunchTable, SeparateTablesDoNotShareCounts) {
+TEST(CudaLaunchTable, SeparateTablesDoNotShareCounts) {
   LaunchTable first;
   LaunchTable second;
   first.add(key(0, 0, 1));
