@@ -22,6 +22,7 @@ struct Draft {
   Values current;
   std::map<std::string, std::string> reasons;  ///< knob -> reason of its final value
   std::set<std::string> original_failures;
+  std::map<std::string, std::string> scope;  ///< knobs no shrink may change, with why
 
   KnobValues values(const Values& candidate) const { return {candidate, original, test.facts}; }
 
@@ -65,6 +66,7 @@ Values with_iterations(const Draft& draft, long long iterations, bool resumes_at
     if (spec.role != KnobRole::interval) continue;
     auto interval = draft.integer(draft.original, spec.name);
     if (!interval || *interval <= 0 || *interval > original_iterations) continue;
+    if (draft.scope.count(spec.name)) continue;  // in scope: train_iters must make room for it
     long long proposed = *interval;
     if (spec.name == "exit_interval" && *interval == original_iterations) proposed = iterations;
     if (spec.name == "save_interval" && resumes_at_half) {
@@ -193,6 +195,11 @@ void shrink_stack(Draft& draft, const ShrinkRules& rules, std::vector<std::strin
     trial["recompute_layers"] = std::to_string(shrunk->layers_per_chunk);
     reasons["recompute_layers"] = "kept consistent with layers (at most the layers of a stage)";
   }
+  for (const auto& [name, value] : trial) {
+    if (!draft.scope.count(name) || draft.current.count(name) == 0 || draft.current.at(name) == value) continue;
+    draft.reasons["layers"] = "kept: " + name + " changes with it and is " + draft.scope.at(name);
+    return;
+  }
   std::string broken;
   if (!draft.keeps_rules(trial, &broken)) {
     notes.push_back("layers kept: the shrunk layout breaks " + broken);
@@ -314,7 +321,7 @@ util::Result<ShrinkRules> load_shrink_rules(const std::string& path) {
 
 WorkloadProposal propose(const TestWorkload& test, const Catalogue& catalogue, const Constraints& constraints,
                          const std::vector<SizedRun>& history, ValidationMode allowed, const ProposeOptions& options) {
-  Draft draft{test, catalogue, constraints, {}, {}, {}, {}};
+  Draft draft{test, catalogue, constraints, {}, {}, {}, {}, {}};
   for (const Knob& knob : test.knobs) draft.original.emplace(knob.name, knob.value);
   draft.current = draft.original;
 
@@ -328,7 +335,8 @@ WorkloadProposal propose(const TestWorkload& test, const Catalogue& catalogue, c
     proposal.original_violations.push_back(result.id + ": " + result.detail);
   }
 
-  const std::map<std::string, std::string> scope = detect_scope(test, catalogue);
+  draft.scope = detect_scope(test, catalogue);
+  const std::map<std::string, std::string>& scope = draft.scope;
   std::vector<std::string> notes;
   const bool may_shrink = allowed != ValidationMode::none &&
                           (!test.compares_golden_values || allowed == ValidationMode::differential);
