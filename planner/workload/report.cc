@@ -42,7 +42,7 @@ std::string reasons_text(const WorkloadProposal& proposal) {
     if (decision.changed() && decision.reason.rfind("pinned", 0) == 0) continue;
     out += (out.empty() ? "" : "; ") + decision.raw_name + ": " + decision.reason;
   }
-  return out;
+  return out.empty() ? proposal.mode_reason : out;
 }
 
 std::string constraints_text(const WorkloadProposal& proposal) {

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   std::string format = "markdown";
   std::string mode = "differential";
   bool all = false;
+  double startup_seconds = -1;
   app.add_option("configs", configs, "model_config.yaml files under <dir>/test_cases/<model>/<case>/");
   app.add_option("--megatron-dir", megatron_dir,
                  "folder holding test_cases/ and recipes/ (default: derived from the first config)");
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
   app.add_option("--format", format, "json or markdown")->check(CLI::IsMember({"json", "markdown"}));
   app.add_option("--mode", mode, "most permissive validation mode: none, exact, differential")
       ->check(CLI::IsMember({"none", "exact", "differential"}));
+  app.add_option("--startup-seconds", startup_seconds, "override the cost model's per-phase startup time");
   CLI11_PARSE(app, argc, argv);
 
   if (configs.empty() && !all) {
@@ -65,6 +67,7 @@ int main(int argc, char** argv) {
     std::cerr << "fastci-shrink: " << data.error().to_string() << "\n";
     return 1;
   }
+  if (startup_seconds >= 0) data->cost.startup_seconds = startup_seconds;
   const workload::ValidationMode allowed = mode == "none"    ? workload::ValidationMode::none
                                            : mode == "exact" ? workload::ValidationMode::exact
                                                              : workload::ValidationMode::differential;
@@ -104,6 +107,11 @@ int main(int argc, char** argv) {
     out["proposals"] = nlohmann::json::array();
     for (const auto& proposal : selected) out["proposals"].push_back(workload::to_json(proposal));
     out["totals"] = workload::totals_json(selected);
+    std::vector<workload::WorkloadProposal> release, others;
+    for (const auto& proposal : selected)
+      (proposal.test_id.find("release") != std::string::npos ? release : others).push_back(proposal);
+    out["totals_release"] = workload::totals_json(release);
+    out["totals_without_release"] = workload::totals_json(others);
     std::cout << out.dump(2) << "\n";
   } else {
     std::cout << workload::markdown_table(selected);
