@@ -783,7 +783,7 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
   const ExtractionTarget& target_;
   FileFacts& facts_;
   std::vector<const FunctionDecl*> functions_;
-  llvm::DenseMap<const FunctionDecl*, std::string> ids_;
+  std::unordered_map<const FunctionDecl*, std::string> ids_;  ///< node-based: references stay valid
   std::set<std::string> symbol_ids_;
   std::set<std::tuple<std::string, std::string, int, std::string, int>> edge_keys_;
   llvm::DenseSet<const DeclRefExpr*> callee_references_;
