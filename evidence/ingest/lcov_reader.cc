@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "evidence/ingest/gcov_file_input.h"
@@ -379,15 +380,19 @@ class LcovParser {
     if (!record_) return error(line_, "end_of_record without a record; expected SF: first");
     FileRecord& record = *record_;
     // Every FNDA must name a function of this record (lcov: "unknown function").
-    for (const auto& [name, call] : record.function_calls) {
-      const auto found = std::find_if(record.functions.begin(), record.functions.end(),
-                                      [&](const Function& f) { return f.name == name; });
-      if (found == record.functions.end()) {
-        return error(call.second, "FNDA for function '" + name + "' which has no FN record in the record for '" +
-                                      record.path + "'; expected FN:<line>,...," + name + " first");
+    std::unordered_map<std::string_view, std::size_t> by_name;
+    for (std::size_t i = 0; i < record.functions.size(); ++i) by_name.try_emplace(record.functions[i].name, i);
+    for (const auto& entry : record.function_calls) {
+      const std::string& name = entry.first;
+      const auto [count, line] = entry.second;
+      const auto found = by_name.find(name);
+      if (found == by_name.end()) {
+        return error(line, "FNDA for function '" + name + "' which has no FN record in the record for '" +
+                               record.path + "'; expected FN:<line>,...," + name + " first");
       }
-      found->calls = found->calls.value_or(0) + call.first;
-      found->calls_line = call.second;
+      Function& function = record.functions[found->second];
+      function.calls = function.calls.value_or(0) + count;
+      function.calls_line = line;
     }
     check_consistency(record);
     auto& hit = coverage_[test_.empty() ? options_.default_test_id : test_][record.path];
