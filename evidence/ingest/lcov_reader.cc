@@ -116,6 +116,7 @@ struct FileRecord {
   int sf_line = 0;
   std::vector<Function> functions;
   std::map<long long, std::size_t> function_by_index;  // FNL index
+  std::unordered_map<int, std::size_t> first_with_end;  // start line -> first function with an end line
   std::vector<std::pair<std::string, std::pair<double, int>>> function_calls;  // FNDA name, count, line
   std::map<int, LineRecord> lines;
   std::map<int, BranchSummary> branches;
@@ -268,8 +269,10 @@ class LcovParser {
   }
 
   util::Status add_function(Function function) {
-    for (const auto& other : record_->functions) {
-      if (other.start == function.start && other.end != 0 && function.end != 0 && other.end != function.end) {
+    if (function.end != 0) {
+      const auto [first, inserted] = record_->first_with_end.try_emplace(function.start, record_->functions.size());
+      const Function& other = record_->functions.size() > first->second ? record_->functions[first->second] : function;
+      if (!inserted && other.end != function.end) {
         return error(line_, "function '" + function.name + "' starts at line " + std::to_string(function.start) +
                                 " like '" + other.name + "' (line " + std::to_string(other.source_line) +
                                 ") but ends at line " + std::to_string(function.end) + ", not " +
