@@ -117,10 +117,45 @@ class FactAction : public clang::ASTFrontendAction {
   CollectingDiagnostics& counter_;
 };
 
-/// The real file system with the stub headers mounted under stub_directory().
+/// Installed torch/pybind11 headers the stubs stand in for; mixing them with the stubs (a
+/// `#include <torch/csrc/...>` reaching /usr/include) gives thousands of redefinition errors.
+constexpr const char* kShadowedHeaderTrees[] = {
+    "/usr/include/torch/", "/usr/include/ATen/", "/usr/include/c10/", "/usr/include/caffe2/",
+    "/usr/include/pybind11/", "/usr/lib/python3/dist-packages/torch/include/"};
+
+/// The real file system without the header trees the stubs replace.
+class ShadowingFileSystem : public llvm::vfs::ProxyFileSystem {
+ public:
+  explicit ShadowingFileSystem(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> base)
+      : ProxyFileSystem(std::move(base)) {}
+
+  llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine& path) override {
+    if (shadowed(path)) return std::make_error_code(std::errc::no_such_file_or_directory);
+    return ProxyFileSystem::status(path);
+  }
+
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine& path) override {
+    if (shadowed(path)) return std::make_error_code(std::errc::no_such_file_or_directory);
+    return ProxyFileSystem::openFileForRead(path);
+  }
+
+ private:
+  static bool shadowed(const llvm::Twine& path) {
+    llvm::SmallString<256> text;
+    const llvm::StringRef name = path.toStringRef(text);
+    for (const char* tree : kShadowedHeaderTrees)
+      if (name.starts_with(tree)) return true;
+    return false;
+  }
+};
+
+/// The real file system with the stub headers mounted under stub_directory() and the installed
+/// headers they replace hidden.
 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> file_system_with_stubs(bool with_stubs) {
-  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
-  if (!with_stubs) return overlay;
+  if (!with_stubs)
+    return llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
+      llvm::makeIntrusiveRefCnt<ShadowingFileSystem>(llvm::vfs::getRealFileSystem()));
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   for (const StubHeader& stub : stub_headers()) {
     const std::string path = std::string(kStubDirectory) + "/" + std::string(stub.path);
