@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 
@@ -216,6 +217,11 @@ class EvidencePlugin:
 
     def pytest_unconfigure(self, config):
         worker.set_main_recorder(None)
+        if self.saved_environment:
+            # live workers (reused pools) notice "no test" within one poll and write the last test's data
+            # before the pools are torn down at interpreter exit
+            worker.write_current_test(self.settings, "")
+            time.sleep(2 * worker.POLL_SECONDS)
         self.recorder.stop()
         self.recorder.close()
         for name, value in self.saved_environment.items():

@@ -73,7 +73,6 @@ class Writer:
             if self.file is None:
                 return None
             self.file.flush()
-            os.fsync(self.file.fileno())
             self.file.close()
             self.file = None
             os.replace(self.temp_path, self.final_path)

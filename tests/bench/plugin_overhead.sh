@@ -7,6 +7,7 @@
 #   PYTHON_MONITORING optional Python 3.12+ with pytest: the fixture suite is also timed on the sys.monitoring backend
 #   DEEPSPEED_DIR     DeepSpeed v0.14.2 work tree (default /work/ext/DeepSpeed-v0.14.2); skipped when absent
 #   DEEPSPEED_PYTHON  interpreter with torch for DeepSpeed (default /usr/bin/python3)
+#   DEEPSPEED_TESTS   test paths/node ids under DeepSpeed's tests/ (default unit/comm/test_dist.py)
 #   DEEPSPEED_SHIMS   stand-ins for hjson/ninja/cpuinfo (default /work/shared/deepspeed-cpu/shims)
 #   TORCH_EXTENSIONS_DIR  JIT extension cache; warm it first (the first DeepSpeed run builds cpu_adam)
 #   REPEAT            runs per configuration, the fastest is reported (default 1)
@@ -61,7 +62,8 @@ deepspeed() {
     echo "deepspeed: skipped (no $ds or no torch for $py)"; return
   fi
   local shims="${DEEPSPEED_SHIMS:-/work/shared/deepspeed-cpu/shims}"
-  local tests=(unit/comm/test_dist.py)
+  local tests
+  read -r -a tests <<<"${DEEPSPEED_TESTS:-unit/comm/test_dist.py}"
   local common=(-q -p no:cacheprovider "${tests[@]}")
   export LOCAL_SIZE=4
   local plain cov plugin
