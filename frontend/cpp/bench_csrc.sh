@@ -4,7 +4,7 @@
 # one file at a time. Usage: bench_csrc.sh [REPOSITORY] [FASTCI_CPP_FACTS_BINARY]
 set -euo pipefail
 repository=${1:-/work/ext/DeepSpeed}
-binary=${2:-$(dirname "$0")/../../build/cpp/fastci-cpp-facts}
+binary=${2:-$(dirname "$0")/../../build/frontend/cpp/fastci-cpp-facts}
 stubs=$(cd "$(dirname "$0")/stubs" && pwd)
 clang=${CLANG:-clang++-19}
 work=$(mktemp -d)
