@@ -217,7 +217,8 @@ class EvidencePlugin:
 
     def pytest_unconfigure(self, config):
         worker.set_main_recorder(None)
-        if self.saved_environment:
+        multiprocessing = sys.modules.get("multiprocessing")
+        if self.saved_environment and multiprocessing is not None and multiprocessing.active_children():
             # live workers (reused pools) notice "no test" within one poll and write the last test's data
             # before the pools are torn down at interpreter exit
             worker.write_current_test(self.settings, "")
