@@ -1,0 +1,19 @@
+#pragma once
+/// Repository-wide linking of parsed Python modules into resolved facts.
+
+#include <vector>
+
+#include "frontend/facts.h"
+#include "frontend/python/module_record.h"
+
+namespace fastci::frontend::python {
+
+/// Resolves every raw reference into Edge::to symbol ids, one FileFacts per module (same order):
+/// call edges (constructors to __init__ and the class), virtual_call edges to overriders in
+/// subclasses for calls on self/cls, decorates and reference (callback) edges, contains edges
+/// (module -> top-level definitions, class -> methods), import edges between repository modules,
+/// override edges (base method -> overriding method), pytest tests with fixture edges.
+/// Unresolved and external calls become placeholders "?<dotted text>" ("?torch.cat").
+RepositoryFacts link_modules(std::vector<ModuleRecord> modules);
+
+}  // namespace fastci::frontend::python

@@ -1,0 +1,105 @@
+#include "frontend/python/link_modules.h"
+
+#include <gtest/gtest.h>
+
+#include "frontend/python/python_test_support.h"
+
+namespace fastci::frontend::python {
+namespace {
+
+using testing::has_edge;
+
+class LinkingFixture : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto root = testing::source_root();
+    facts_ = new RepositoryFacts(link_modules(testing::parse_folder(root, root / "tests/fixtures/python/linking")));
+  }
+  static void TearDownTestSuite() { delete facts_; }
+  static RepositoryFacts* facts_;
+  const std::string p = "py:tests.fixtures.python.linking.";
+};
+RepositoryFacts* LinkingFixture::facts_ = nullptr;
+
+TEST_F(LinkingFixture, ImportedNamesThroughReExportsAndStarImports) {
+  // app imports Engine and helper_fn from the package: __init__ re-exports them from core and
+  // (star) util.
+  EXPECT_TRUE(has_edge(*facts_, p + "app.main", p + "pkg.core.Engine.__init__", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "app.main", p + "pkg.core.Engine", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "app.main", p + "pkg.util.helper_fn", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "app.main", p + "pkg.util.Helper.work", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "app.main", p + "pkg.sub.mod.use", EdgeKind::call));
+}
+
+TEST_F(LinkingFixture, ModuleAttributeChainsAndAliases) {
+  // import pkg.core; pkg.core.Base.create()  and  import pkg.core as pc; pc.FastEngine(1).step()
+  EXPECT_TRUE(has_edge(*facts_, p + "app.main", p + "pkg.core.Base.create", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "app.main", p + "pkg.core.FastEngine.step", EdgeKind::call));
+  // A constructor without its own __init__ reaches the inherited one.
+  EXPECT_TRUE(has_edge(*facts_, p + "app.main", p + "pkg.core.Engine.__init__", EdgeKind::call));
+  // engine = Engine(8); engine.step(): an exact type, no virtual edges to subclasses.
+  EXPECT_TRUE(has_edge(*facts_, p + "app.main", p + "pkg.core.Engine.step", EdgeKind::call));
+}
+
+TEST_F(LinkingFixture, SelfSuperAndOverriders) {
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Base.run", p + "pkg.core.Base.step", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Base.run", p + "pkg.core.Engine.step", EdgeKind::virtual_call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Base.run", p + "pkg.core.FastEngine.step", EdgeKind::virtual_call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.__init__", p + "pkg.core.Base.__init__", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.FastEngine.step", p + "pkg.core.Engine.step", EdgeKind::call));
+  // cls() in a classmethod constructs the class.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Base.create", p + "pkg.core.Base.__init__", EdgeKind::call));
+  // self.helper = Helper() in __init__, then self.helper.work()
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.step", p + "pkg.util.Helper.work", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Base.step", p + "pkg.core.Engine.step", EdgeKind::override_));
+}
+
+TEST_F(LinkingFixture, ExternalAndUnresolvedBecomePlaceholders) {
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.step", "?numpy.zeros", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.step", "?torch.cat", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "app.main", "?unknown_thing.go", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "app.main", "?print", EdgeKind::call));
+}
+
+TEST_F(LinkingFixture, DecoratorsCallbacksNestedAndLambdas) {
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine", p + "pkg.core.traced", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.step", p + "pkg.core.traced", EdgeKind::decorates));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.schedule", p + "pkg.util.helper_fn", EdgeKind::reference));
+  // The lambda's call of inner() is attributed to schedule; inner calls helper_fn.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.schedule", p + "pkg.core.Engine.schedule.inner", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.schedule.inner", p + "pkg.util.helper_fn", EdgeKind::call));
+}
+
+TEST_F(LinkingFixture, RelativeImportsAndModuleEdges) {
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.sub.mod.use", p + "pkg.core.Base.run", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.sub.mod.use", p + "pkg.util.Helper.work", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.sub.mod.use", p + "pkg.sub.leaf.leaf_fn", EdgeKind::call));
+  // core.make = Engine: an alias of a class is a constructor call.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.sub.mod.use", p + "pkg.core.Engine.__init__", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.sub.mod", p + "pkg.core", EdgeKind::import));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.sub.mod", p + "pkg", EdgeKind::import));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.sub.mod", p + "pkg.sub.leaf", EdgeKind::import));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core", p + "pkg.core.Engine", EdgeKind::contains));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine", p + "pkg.core.Engine.step", EdgeKind::contains));
+  EXPECT_FALSE(has_edge(*facts_, p + "pkg.core", p + "pkg.core.Engine.step", EdgeKind::contains));
+}
+
+TEST_F(LinkingFixture, NoCallIsDropped) {
+  // Every call reference becomes at least one edge.
+  auto root = testing::source_root();
+  auto records = testing::parse_folder(root, root / "tests/fixtures/python/linking");
+  for (const auto& record : records) {
+    for (const auto& reference : record.references) {
+      if (reference.kind != EdgeKind::call) continue;
+      std::string from = "py:" + record.scopes[reference.scope].qualified_name;
+      bool found = false;
+      for (const auto& file : facts_->files)
+        for (const auto& e : file.edges)
+          found |= e.from == from && e.line == reference.line && (e.kind == EdgeKind::call || e.kind == EdgeKind::virtual_call);
+      EXPECT_TRUE(found) << record.facts.path << ":" << reference.line << " " << reference.text;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fastci::frontend::python

@@ -1,0 +1,120 @@
+#pragma once
+/// What the Python frontend learns from one file: the facts plus the raw, unresolved material
+/// (scopes, name bindings, references) that link_modules resolves across the repository.
+///
+/// Naming scheme: symbol ids are "py:<dotted qualified name>". The module name comes from the
+/// path (a/b/c.py -> a.b.c, a/b/__init__.py -> a.b). Classes and functions nest by plain dots,
+/// whatever encloses them: a method is mod.Class.method, a function nested in a function is
+/// mod.outer.inner (no "<locals>"). A name defined twice in one scope (property setters,
+/// if/else definitions) gets "#2", "#3", ... on the later ones. Lambdas and comprehensions are not
+/// scopes: what they call is attributed to the enclosing function.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "frontend/facts.h"
+#include "util/result.h"
+
+namespace fastci::frontend::python {
+
+/// What a name in a scope is bound to, before linking.
+struct NameBinding {
+  enum class Kind {
+    definition,     ///< def/class in this scope: `scope` is the defined scope
+    module_import,  ///< `import a.b` binds a -> "a"; `import a.b as c` binds c -> "a.b"
+    from_import,    ///< `from m import x [as y]`: target is the absolute module m, member is x
+    alias,          ///< `X = Y.Z`: target is the raw dotted text of the value
+    call_result,    ///< `x = F(...)`: target is the raw dotted text of the callee
+    parameter,      ///< a function parameter (its value is unknown; it shadows outer names)
+    other,          ///< assigned something the linker cannot follow (it still shadows)
+    star_import,    ///< `from m import *`: target is m; name is empty
+  };
+  std::string name;
+  Kind kind = Kind::other;
+  std::string target;
+  std::string member;
+  int scope = -1;  ///< definition: index of the defined scope in ModuleRecord::scopes
+  int line = 0;
+};
+
+/// One parameter set of a parametrize mark: pytest ids of its values as pytest would print them.
+struct ParameterSet {
+  std::vector<std::string> values;                 ///< source text of each value
+  std::vector<std::optional<std::string>> value_ids; ///< pytest's id of each value; none: argname+index
+  std::optional<std::string> id;                   ///< pytest.param(..., id="...")
+};
+
+/// A `pytest.mark.parametrize(...)` as written, with ids computed where pytest's rules allow.
+struct Parametrize {
+  std::vector<std::string> argnames;
+  std::vector<ParameterSet> sets;
+  std::vector<std::optional<std::string>> ids;  ///< ids=[...] entries; none where not given
+  bool indirect = false;                        ///< indirect=True: argnames are fixtures
+  bool is_static = true;  ///< false when values or ids cannot be known without running code
+  int line = 0;
+};
+
+/// A pytest mark applied to a function, a class or a module (decorator or pytestmark).
+struct Mark {
+  std::string name;                       ///< "parametrize", "skipif", "world_size", ...
+  std::vector<std::string> string_args;   ///< string literal positional args (usefixtures)
+  std::vector<int> int_args;              ///< integer literal positional args (world_size(N))
+  std::optional<Parametrize> parametrize; ///< set for name == "parametrize"
+  int line = 0;
+};
+
+/// A module, class or function body: the unit of name lookup.
+struct Scope {
+  enum class Kind { module, class_, function };
+  Kind kind = Kind::module;
+  std::string qualified_name;  ///< dotted, without the "py:" prefix
+  std::string name;            ///< last component as written
+  int parent = -1;             ///< enclosing scope index; -1 for the module
+  int line = 0;
+  std::vector<NameBinding> bindings;
+  std::vector<std::string> parameters;          ///< in order, without * and **
+  std::vector<std::string> required_parameters; ///< parameters without default (fixture requests)
+  std::vector<std::string> bases;               ///< class: raw base expressions
+  std::vector<std::string> returns;             ///< function: raw dotted texts of returned values
+  std::vector<NameBinding> instance_attributes; ///< class: self.x = ... in its methods
+  bool is_staticmethod = false;
+  bool is_classmethod = false;
+  bool defines_init = false;     ///< class: defines __init__ or __new__ itself
+  bool not_a_test = false;       ///< class: __test__ = False
+  std::vector<Mark> marks;       ///< pytest marks, in pytest's own order (closest decorator first)
+  bool is_fixture = false;
+  std::string fixture_name;      ///< name= or the function name
+  bool fixture_autouse = false;
+  std::vector<int> world_sizes;  ///< class attribute world_size = N or [N, M]
+};
+
+/// A raw, unresolved reference from inside a scope.
+struct RawReference {
+  int scope = 0;          ///< index of the scope that makes the reference
+  std::string text;       ///< dotted callee text: foo, self.foo, super().foo, a.b().c, x[].y
+  EdgeKind kind = EdgeKind::call;
+  int line = 0;
+  bool keep_unresolved = true;  ///< false for values passed as arguments: only a hit is an edge
+  int decorated = -1;     ///< decorator references: the scope it decorates
+};
+
+/// Everything parse_module learned from one file; the unit of the index cache.
+struct ModuleRecord {
+  FileFacts facts;          ///< symbols[i] describes scopes[i]
+  std::string module_name;  ///< dotted
+  bool is_package = false;  ///< an __init__.py
+  std::vector<Scope> scopes;  ///< scopes[0] is the module
+  std::vector<RawReference> references;
+};
+
+/// Cache form of a record (JSON).
+std::string serialize(const ModuleRecord& record);
+/// Reads what serialize wrote; fails with a message on anything else.
+util::Result<ModuleRecord> deserialize(std::string_view bytes);
+
+/// Dotted module name of a repository-relative path (a/b/__init__.py -> a.b).
+std::string module_name_for_path(std::string_view path);
+
+}  // namespace fastci::frontend::python

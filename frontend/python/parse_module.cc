@@ -1,0 +1,1072 @@
+#include "frontend/python/parse_module.h"
+
+#include <tree_sitter/api.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "frontend/python/pytest_ids.h"
+#include "util/hash.h"
+
+extern "C" const TSLanguage* tree_sitter_python(void);
+
+namespace fastci::frontend::python {
+namespace {
+
+/// Deeper syntax than this (generated code, long operator chains) is not walked for facts.
+constexpr int kMaxDepth = 400;
+/// Longest raw text kept for an unresolvable callee expression.
+constexpr std::size_t kMaxCalleeText = 80;
+
+bool is(TSNode node, const char* type) { return std::strcmp(ts_node_type(node), type) == 0; }
+
+int line_of(TSNode node) { return static_cast<int>(ts_node_start_point(node).row) + 1; }
+int end_line_of(TSNode node) { return static_cast<int>(ts_node_end_point(node).row) + 1; }
+
+TSNode field(TSNode node, const char* name) {
+  return ts_node_child_by_field_name(node, name, static_cast<uint32_t>(std::strlen(name)));
+}
+
+/// Children of a node through a cursor: ts_node_child(i) is linear in i in tree-sitter 0.20.
+std::vector<TSNode> children(TSNode node, bool named_only = true) {
+  std::vector<TSNode> out;
+  TSTreeCursor cursor = ts_tree_cursor_new(node);
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do {
+      TSNode child = ts_tree_cursor_current_node(&cursor);
+      if (!named_only || ts_node_is_named(child)) out.push_back(child);
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
+  return out;
+}
+
+/// Offset of the first byte that is not valid UTF-8, or npos.
+std::size_t first_invalid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    int extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : -1;
+    if (extra < 0 || i + extra >= s.size()) return i;
+    for (int k = 1; k <= extra; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return i;
+    i += extra + 1;
+  }
+  return std::string_view::npos;
+}
+
+int line_at(std::string_view s, std::size_t offset) {
+  return 1 + static_cast<int>(std::count(s.begin(), s.begin() + std::min(offset, s.size()), '\n'));
+}
+
+/// Whitespace runs collapsed to one space, cut to `limit` bytes.
+std::string compact(std::string_view text, std::size_t limit) {
+  std::string out;
+  bool space = false;
+  for (char c : text) {
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty()) out += ' ';
+    space = false;
+    out += c;
+    if (out.size() >= limit) break;
+  }
+  return out;
+}
+
+/// The pytest id of one parametrize value: a known id, or none for argname+index; `is_static`
+/// false when pytest would print something this reading cannot know.
+struct ValueId {
+  bool is_static = true;
+  std::optional<std::string> id;
+};
+
+class ModuleParser {
+ public:
+  ModuleParser(std::string_view path, std::string_view source, ModuleRecord& record)
+      : path_(path), source_(source), record_(record) {}
+
+  void run(TSNode root) {
+    collect_tokens(root);
+    add_scope(Scope::Kind::module, record_.module_name, record_.module_name, -1, root, root);
+    visit_block(root, 0);
+    for (std::size_t i = 0; i < record_.scopes.size(); ++i) finish_symbol(i);
+  }
+
+  /// Module symbol only, for files that cannot be parsed at all.
+  void run_without_tree() {
+    Scope module;
+    module.kind = Scope::Kind::module;
+    module.qualified_name = module.name = record_.module_name;
+    module.line = 1;
+    record_.scopes.push_back(module);
+    Symbol symbol;
+    symbol.id = "py:" + record_.module_name;
+    symbol.kind = SymbolKind::module;
+    symbol.qualified_name = record_.module_name;
+    symbol.file = path_;
+    symbol.first_line = 1;
+    symbol.last_line = line_at(source_, source_.size());
+    symbol.body_hash = util::hash64(source_);
+    record_.facts.symbols.push_back(symbol);
+  }
+
+ private:
+  std::string_view text(TSNode node) const {
+    uint32_t start = std::min<uint32_t>(ts_node_start_byte(node), source_.size());
+    uint32_t end = std::min<uint32_t>(ts_node_end_byte(node), source_.size());
+    return source_.substr(start, end - start);
+  }
+
+  // ---- body hashes --------------------------------------------------------------------------
+
+  /// Leaf tokens of the whole file in order, without comments and docstrings; strings are one
+  /// token (their escapes are separate nodes, the text between them is not).
+  void collect_tokens(TSNode root) {
+    std::unordered_set<uint32_t> docstrings;
+    TSTreeCursor cursor = ts_tree_cursor_new(root);
+    bool descend = true;
+    while (true) {
+      TSNode node = ts_tree_cursor_current_node(&cursor);
+      bool skip = false;
+      if (descend) {
+        if (is(node, "module") || is(node, "block")) {
+          TSNode first = ts_node_named_child(node, 0);
+          if (!ts_node_is_null(first) && is(first, "expression_statement") &&
+              ts_node_named_child_count(first) == 1) {
+            TSNode inner = ts_node_named_child(first, 0);
+            if (is(inner, "string") || is(inner, "concatenated_string"))
+              docstrings.insert(ts_node_start_byte(first));
+          }
+        } else if (is(node, "comment")) {
+          skip = true;
+        } else if (is(node, "expression_statement") && docstrings.count(ts_node_start_byte(node))) {
+          skip = true;
+        } else if (is(node, "string") || ts_node_child_count(node) == 0) {
+          if (ts_node_end_byte(node) > ts_node_start_byte(node))
+            tokens_.emplace_back(ts_node_start_byte(node), ts_node_end_byte(node));
+          skip = true;
+        }
+        if (!skip && ts_tree_cursor_goto_first_child(&cursor)) continue;
+      }
+      if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+        descend = true;
+        continue;
+      }
+      if (!ts_tree_cursor_goto_parent(&cursor)) break;
+      descend = false;
+    }
+    ts_tree_cursor_delete(&cursor);
+  }
+
+  std::uint64_t body_hash(TSNode node) {
+    uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
+    auto it = std::lower_bound(tokens_.begin(), tokens_.end(), std::make_pair(start, uint32_t{0}));
+    buffer_.clear();
+    for (; it != tokens_.end() && it->first < end; ++it) {
+      buffer_.append(source_.substr(it->first, it->second - it->first));
+      buffer_ += '\x1f';
+    }
+    return util::hash64(buffer_);
+  }
+
+  // ---- scopes -------------------------------------------------------------------------------
+
+  int add_scope(Scope::Kind kind, std::string qualified_name, std::string name, int parent,
+                TSNode definition, TSNode outer) {
+    Scope scope;
+    scope.kind = kind;
+    scope.qualified_name = std::move(qualified_name);
+    scope.name = std::move(name);
+    scope.parent = parent;
+    scope.line = line_of(definition);
+    record_.scopes.push_back(std::move(scope));
+    ranges_.push_back(outer);
+    duplicate_counts_.emplace_back();
+    return static_cast<int>(record_.scopes.size()) - 1;
+  }
+
+  void finish_symbol(std::size_t index) {
+    const Scope& scope = record_.scopes[index];
+    TSNode node = ranges_[index];
+    Symbol symbol;
+    symbol.id = "py:" + scope.qualified_name;
+    symbol.qualified_name = scope.qualified_name;
+    symbol.file = path_;
+    symbol.first_line = line_of(node);
+    symbol.last_line = end_line_of(node);
+    if (index == 0) {
+      symbol.first_line = 1;
+      symbol.last_line = std::max(1, end_line_of(node));
+    }
+    symbol.body_hash = body_hash(node);
+    if (scope.kind == Scope::Kind::module) symbol.kind = SymbolKind::module;
+    else if (scope.kind == Scope::Kind::class_) symbol.kind = SymbolKind::class_;
+    else if (record_.scopes[scope.parent].kind == Scope::Kind::class_) symbol.kind = SymbolKind::method;
+    else symbol.kind = SymbolKind::function;
+    record_.facts.symbols.push_back(std::move(symbol));
+  }
+
+  /// Qualified name for a new definition, "#2" etc. on a repeated name in the same scope.
+  std::string child_name(int parent, const std::string& name) {
+    int count = ++duplicate_counts_[parent][name];
+    std::string qualified = record_.scopes[parent].qualified_name + "." + name;
+    if (count > 1) qualified += "#" + std::to_string(count);
+    return qualified;
+  }
+
+  void bind(int scope, NameBinding binding) { record_.scopes[scope].bindings.push_back(std::move(binding)); }
+
+  /// The class whose method `scope` is, when `name` is that method's first parameter.
+  int self_class(int scope, std::string_view name) const {
+    const Scope& s = record_.scopes[scope];
+    if (s.kind != Scope::Kind::function || s.is_staticmethod || s.parameters.empty()) return -1;
+    if (s.parameters.front() != name) return -1;
+    if (record_.scopes[s.parent].kind != Scope::Kind::class_) return -1;
+    return s.parent;
+  }
+
+  // ---- expressions as dotted text ------------------------------------------------------------
+
+  /// foo, a.b.c, f().g, super().m, x[].y; none for anything else.
+  std::optional<std::string> dotted_text(TSNode node, int depth = 0) const {
+    if (depth > 64) return std::nullopt;
+    if (is(node, "identifier")) return std::string(text(node));
+    if (is(node, "attribute")) {
+      auto object = dotted_text(field(node, "object"), depth + 1);
+      TSNode attribute = field(node, "attribute");
+      if (!object || ts_node_is_null(attribute)) return std::nullopt;
+      return *object + "." + std::string(text(attribute));
+    }
+    if (is(node, "call")) {
+      auto function = dotted_text(field(node, "function"), depth + 1);
+      if (!function) return std::nullopt;
+      return *function + "()";
+    }
+    if (is(node, "subscript")) {
+      auto value = dotted_text(field(node, "value"), depth + 1);
+      if (!value) return std::nullopt;
+      return *value + "[]";
+    }
+    if (is(node, "parenthesized_expression") && ts_node_named_child_count(node) == 1)
+      return dotted_text(ts_node_named_child(node, 0), depth + 1);
+    return std::nullopt;
+  }
+
+  // ---- walking ---------------------------------------------------------------------------------
+
+  void visit_block(TSNode node, int scope) {
+    for (TSNode child : children(node)) visit(child, scope);
+  }
+
+  void visit_children(TSNode node, int scope) {
+    for (TSNode child : children(node)) visit(child, scope);
+  }
+
+  void visit(TSNode node, int scope) {
+    if (depth_ >= kMaxDepth) {
+      if (!depth_warned_) {
+        depth_warned_ = true;
+        record_.facts.diagnostics.push_back(
+            {Diagnostic::Severity::warning, path_, line_of(node),
+             "syntax nested deeper than " + std::to_string(kMaxDepth) +
+                 " levels; calls inside it are not recorded"});
+      }
+      return;
+    }
+    ++depth_;
+    dispatch(node, scope);
+    --depth_;
+  }
+
+  void dispatch(TSNode node, int scope) {
+    const char* type = ts_node_type(node);
+    if (std::strcmp(type, "function_definition") == 0) return define_function(node, scope, {}, node);
+    if (std::strcmp(type, "class_definition") == 0) return define_class(node, scope, {}, node);
+    if (std::strcmp(type, "decorated_definition") == 0) return decorated(node, scope);
+    if (std::strcmp(type, "call") == 0) return call(node, scope);
+    if (std::strcmp(type, "assignment") == 0) return assignment(node, scope);
+    if (std::strcmp(type, "import_statement") == 0) return import_statement(node, scope);
+    if (std::strcmp(type, "import_from_statement") == 0) return import_from(node, scope);
+    if (std::strcmp(type, "return_statement") == 0) return return_statement(node, scope);
+    if (std::strcmp(type, "for_statement") == 0) {
+      TSNode left = field(node, "left");
+      if (!ts_node_is_null(left)) bind_unknown_targets(left, scope);
+      return visit_children(node, scope);
+    }
+    if (std::strcmp(type, "ERROR") == 0 || std::strcmp(type, "comment") == 0) return;
+    if (std::strcmp(type, "identifier") == 0 || std::strcmp(type, "integer") == 0 ||
+        std::strcmp(type, "float") == 0)
+      return;
+    visit_children(node, scope);
+  }
+
+  void return_statement(TSNode node, int scope) {
+    for (TSNode child : children(node)) {
+      if (auto value = value_text(child)) record_.scopes[scope].returns.push_back(*value);
+    }
+    visit_children(node, scope);
+  }
+
+  /// What a value expression evaluates to, as the linker understands it: "F()" for a call result,
+  /// "a.b" for a name, none otherwise.
+  std::optional<std::string> value_text(TSNode node) const { return dotted_text(node); }
+
+  // ---- calls ------------------------------------------------------------------------------------
+
+  void call(TSNode node, int scope) {
+    TSNode function = field(node, "function");
+    TSNode arguments = field(node, "arguments");
+    if (!ts_node_is_null(function)) {
+      auto callee = dotted_text(function);
+      RawReference reference;
+      reference.scope = scope;
+      reference.kind = EdgeKind::call;
+      reference.line = line_of(node);
+      reference.text = callee ? *callee : "<" + compact(text(function), kMaxCalleeText) + ">";
+      record_.references.push_back(std::move(reference));
+      visit(function, scope);
+    }
+    if (!ts_node_is_null(arguments)) {
+      for (TSNode argument : children(arguments)) {
+        TSNode value = is(argument, "keyword_argument") ? field(argument, "value") : argument;
+        if (!ts_node_is_null(value) && (is(value, "identifier") || is(value, "attribute"))) {
+          if (auto passed = dotted_text(value))
+            record_.references.push_back({scope, *passed, EdgeKind::reference, line_of(value), false, -1});
+        }
+        visit(argument, scope);
+      }
+    }
+  }
+
+  // ---- assignments --------------------------------------------------------------------------------
+
+  void assignment(TSNode node, int scope) {
+    std::vector<TSNode> targets;
+    TSNode value = node;
+    while (!ts_node_is_null(value) && is(value, "assignment")) {
+      TSNode left = field(value, "left");
+      if (!ts_node_is_null(left)) targets.push_back(left);
+      value = field(value, "right");
+    }
+    for (TSNode target : targets) {
+      if (ts_node_is_null(value)) {
+        bind_unknown_targets(target, scope);  // annotation only: `x: int`
+        continue;
+      }
+      bind_target(target, value, scope);
+      special_assignment(target, value, scope);
+      if (!is(target, "identifier")) visit(target, scope);
+    }
+    if (!ts_node_is_null(value)) visit(value, scope);
+  }
+
+  NameBinding value_binding(std::string name, TSNode value, int line) const {
+    NameBinding binding;
+    binding.name = std::move(name);
+    binding.line = line;
+    if (is(value, "call")) {
+      if (auto callee = dotted_text(field(value, "function"))) {
+        binding.kind = NameBinding::Kind::call_result;
+        binding.target = *callee;
+      }
+    } else if (is(value, "identifier") || is(value, "attribute")) {
+      if (auto target = dotted_text(value)) {
+        binding.kind = NameBinding::Kind::alias;
+        binding.target = *target;
+      }
+    }
+    return binding;
+  }
+
+  void bind_target(TSNode target, TSNode value, int scope) {
+    if (is(target, "identifier")) {
+      bind(scope, value_binding(std::string(text(target)), value, line_of(target)));
+      return;
+    }
+    if (is(target, "attribute")) {
+      TSNode object = field(target, "object");
+      TSNode attribute = field(target, "attribute");
+      if (ts_node_is_null(object) || ts_node_is_null(attribute) || !is(object, "identifier")) return;
+      int owner = self_class(scope, text(object));
+      if (owner < 0) return;
+      NameBinding binding = value_binding(std::string(text(attribute)), value, line_of(target));
+      binding.scope = scope;  // resolved in the method that assigns it
+      record_.scopes[owner].instance_attributes.push_back(std::move(binding));
+      return;
+    }
+    bool target_is_sequence = is(target, "pattern_list") || is(target, "tuple_pattern") ||
+                              is(target, "list_pattern") || is(target, "tuple") || is(target, "list");
+    bool value_is_sequence = is(value, "expression_list") || is(value, "tuple") || is(value, "list");
+    if (target_is_sequence && value_is_sequence) {
+      auto lefts = children(target);
+      auto rights = children(value);
+      if (lefts.size() == rights.size()) {
+        for (std::size_t i = 0; i < lefts.size(); ++i) bind_target(lefts[i], rights[i], scope);
+        return;
+      }
+    }
+    bind_unknown_targets(target, scope);
+  }
+
+  /// Names assigned something the linker cannot follow: they shadow outer bindings.
+  void bind_unknown_targets(TSNode target, int scope) {
+    if (is(target, "identifier")) {
+      NameBinding binding;
+      binding.name = std::string(text(target));
+      binding.kind = NameBinding::Kind::other;
+      binding.line = line_of(target);
+      bind(scope, std::move(binding));
+      return;
+    }
+    if (is(target, "attribute") || is(target, "subscript")) return;
+    for (TSNode child : children(target)) bind_unknown_targets(child, scope);
+  }
+
+  /// Assignments pytest reads: pytestmark, world_size, __test__, and module constants that
+  /// parametrize may name.
+  void special_assignment(TSNode target, TSNode value, int scope) {
+    if (!is(target, "identifier")) return;
+    std::string_view name = text(target);
+    Scope& s = record_.scopes[scope];
+    if (s.kind == Scope::Kind::module) constants_[std::string(name)] = value;
+    if (s.kind == Scope::Kind::function) return;
+    if (name == "pytestmark") {
+      std::vector<TSNode> items = (is(value, "list") || is(value, "tuple")) ? children(value)
+                                                                           : std::vector<TSNode>{value};
+      for (TSNode item : items)
+        if (auto mark = read_mark(item)) s.marks.push_back(std::move(*mark));
+    } else if (s.kind == Scope::Kind::class_ && name == "world_size") {
+      std::vector<TSNode> items = (is(value, "list") || is(value, "tuple")) ? children(value)
+                                                                           : std::vector<TSNode>{value};
+      for (TSNode item : items)
+        if (is(item, "integer"))
+          if (auto v = python_int_str(text(item)); v && v->size() < 9) s.world_sizes.push_back(std::stoi(*v));
+    } else if (s.kind == Scope::Kind::class_ && name == "__test__" && is(value, "false")) {
+      s.not_a_test = true;
+    }
+  }
+
+  // ---- imports --------------------------------------------------------------------------------
+
+  void note_import(const std::string& module) {
+    auto& imports = record_.facts.imported_modules;
+    if (std::find(imports.begin(), imports.end(), module) == imports.end()) imports.push_back(module);
+  }
+
+  void import_statement(TSNode node, int scope) {
+    for (TSNode child : children(node)) {
+      NameBinding binding;
+      binding.kind = NameBinding::Kind::module_import;
+      binding.line = line_of(child);
+      if (is(child, "dotted_name")) {
+        std::string module(text(child));
+        binding.name = module.substr(0, module.find('.'));
+        binding.target = binding.name;
+        binding.member = module;
+        note_import(module);
+      } else if (is(child, "aliased_import")) {
+        TSNode name = field(child, "name"), alias = field(child, "alias");
+        if (ts_node_is_null(name) || ts_node_is_null(alias)) continue;
+        binding.name = std::string(text(alias));
+        binding.target = binding.member = std::string(text(name));
+        note_import(binding.target);
+      } else {
+        continue;
+      }
+      bind(scope, std::move(binding));
+    }
+  }
+
+  /// Absolute module of `from <prefix> import`, with relative levels resolved against this file.
+  std::optional<std::string> from_module(TSNode module_node) const {
+    if (is(module_node, "dotted_name")) return std::string(text(module_node));
+    if (!is(module_node, "relative_import")) return std::nullopt;
+    std::string_view raw = text(module_node);
+    std::size_t level = 0;
+    while (level < raw.size() && raw[level] == '.') ++level;
+    std::string rest;
+    for (TSNode child : children(module_node))
+      if (is(child, "dotted_name")) rest = std::string(text(child));
+    std::vector<std::string> package;
+    std::string name = record_.module_name;
+    std::size_t start = 0;
+    while (start <= name.size()) {
+      std::size_t dot = name.find('.', start);
+      if (dot == std::string::npos) dot = name.size();
+      package.push_back(name.substr(start, dot - start));
+      start = dot + 1;
+    }
+    if (!record_.is_package && !package.empty()) package.pop_back();
+    for (std::size_t i = 1; i < level; ++i) {
+      if (package.empty()) return std::nullopt;
+      package.pop_back();
+    }
+    std::string out;
+    for (const auto& part : package) out += (out.empty() ? "" : ".") + part;
+    if (!rest.empty()) out += (out.empty() ? "" : ".") + rest;
+    return out;
+  }
+
+  void import_from(TSNode node, int scope) {
+    TSNode module_node = field(node, "module_name");
+    if (ts_node_is_null(module_node)) return;
+    auto module = from_module(module_node);
+    if (!module) {
+      record_.facts.diagnostics.push_back({Diagnostic::Severity::warning, path_, line_of(node),
+                                           "relative import goes above the repository root"});
+      return;
+    }
+    if (!module->empty()) note_import(*module);
+    for (TSNode child : children(node)) {
+      if (ts_node_eq(child, module_node)) continue;
+      NameBinding binding;
+      binding.kind = NameBinding::Kind::from_import;
+      binding.target = *module;
+      binding.line = line_of(child);
+      if (is(child, "wildcard_import")) {
+        binding.kind = NameBinding::Kind::star_import;
+      } else if (is(child, "dotted_name")) {
+        binding.member = binding.name = std::string(text(child));
+      } else if (is(child, "aliased_import")) {
+        TSNode name = field(child, "name"), alias = field(child, "alias");
+        if (ts_node_is_null(name) || ts_node_is_null(alias)) continue;
+        binding.member = std::string(text(name));
+        binding.name = std::string(text(alias));
+      } else {
+        continue;
+      }
+      if (!binding.member.empty()) note_import((module->empty() ? "" : *module + ".") + binding.member);
+      bind(scope, std::move(binding));
+    }
+  }
+
+  // ---- definitions ----------------------------------------------------------------------------
+
+  void decorated(TSNode node, int scope) {
+    std::vector<TSNode> decorators;
+    for (TSNode child : children(node))
+      if (is(child, "decorator")) decorators.push_back(child);
+    TSNode definition = field(node, "definition");
+    if (ts_node_is_null(definition)) return;
+    if (is(definition, "function_definition")) define_function(definition, scope, decorators, node);
+    else if (is(definition, "class_definition")) define_class(definition, scope, decorators, node);
+  }
+
+  void define_function(TSNode node, int scope, const std::vector<TSNode>& decorators, TSNode outer) {
+    TSNode name_node = field(node, "name");
+    if (ts_node_is_null(name_node)) return;
+    std::string name(text(name_node));
+    int index = add_scope(Scope::Kind::function, child_name(scope, name), name, scope, node, outer);
+    NameBinding binding;
+    binding.name = name;
+    binding.kind = NameBinding::Kind::definition;
+    binding.scope = index;
+    binding.line = line_of(node);
+    bind(scope, std::move(binding));
+    if (record_.scopes[scope].kind == Scope::Kind::class_ && (name == "__init__" || name == "__new__"))
+      record_.scopes[scope].defines_init = true;
+    std::vector<Mark> marks;
+    apply_decorators(decorators, scope, index, marks);
+    record_.scopes[index].marks = std::move(marks);
+    TSNode parameters = field(node, "parameters");
+    if (!ts_node_is_null(parameters)) read_parameters(parameters, scope, index);
+    TSNode return_type = field(node, "return_type");
+    if (!ts_node_is_null(return_type)) visit(return_type, scope);
+    TSNode body = field(node, "body");
+    if (!ts_node_is_null(body)) visit_block(body, index);
+  }
+
+  void read_parameters(TSNode parameters, int outer, int index) {
+    for (TSNode parameter : children(parameters)) {
+      std::string name;
+      bool required = false;
+      if (is(parameter, "identifier")) {
+        name = text(parameter);
+        required = true;
+      } else if (is(parameter, "typed_parameter")) {
+        TSNode first = ts_node_named_child(parameter, 0);
+        if (!ts_node_is_null(first) && is(first, "identifier")) {
+          name = text(first);
+          required = true;
+        } else if (!ts_node_is_null(first)) {
+          TSNode inner = ts_node_named_child(first, 0);
+          if (!ts_node_is_null(inner)) name = text(inner);
+        }
+      } else if (is(parameter, "default_parameter") || is(parameter, "typed_default_parameter")) {
+        TSNode n = field(parameter, "name");
+        if (!ts_node_is_null(n)) name = text(n);
+        TSNode value = field(parameter, "value");
+        if (!ts_node_is_null(value)) visit(value, outer);
+      } else if (is(parameter, "list_splat_pattern") || is(parameter, "dictionary_splat_pattern")) {
+        TSNode inner = ts_node_named_child(parameter, 0);
+        if (!ts_node_is_null(inner)) name = text(inner);
+        NameBinding binding{name, NameBinding::Kind::parameter, "", "", -1, line_of(parameter)};
+        if (!name.empty()) bind(index, std::move(binding));
+        continue;
+      }
+      if (name.empty()) continue;
+      Scope& s = record_.scopes[index];
+      s.parameters.push_back(name);
+      if (required) s.required_parameters.push_back(name);
+      bind(index, {name, NameBinding::Kind::parameter, "", "", -1, line_of(parameter)});
+    }
+  }
+
+  void define_class(TSNode node, int scope, const std::vector<TSNode>& decorators, TSNode outer) {
+    TSNode name_node = field(node, "name");
+    if (ts_node_is_null(name_node)) return;
+    std::string name(text(name_node));
+    int index = add_scope(Scope::Kind::class_, child_name(scope, name), name, scope, node, outer);
+    bind(scope, {name, NameBinding::Kind::definition, "", "", index, line_of(node)});
+    TSNode superclasses = field(node, "superclasses");
+    if (!ts_node_is_null(superclasses)) {
+      for (TSNode base : children(superclasses)) {
+        if (!is(base, "keyword_argument")) {
+          auto base_text = dotted_text(base);
+          record_.scopes[index].bases.push_back(base_text ? *base_text
+                                                          : "<" + compact(text(base), kMaxCalleeText) + ">");
+        }
+        visit(base, scope);
+      }
+    }
+    std::vector<Mark> decorator_marks;
+    apply_decorators(decorators, scope, index, decorator_marks);
+    TSNode body = field(node, "body");
+    if (!ts_node_is_null(body)) visit_block(body, index);
+    // pytest appends decorator marks after the class body's own pytestmark.
+    auto& marks = record_.scopes[index].marks;
+    marks.insert(marks.end(), decorator_marks.begin(), decorator_marks.end());
+  }
+
+  /// Decorators run in the enclosing scope at definition time; the one closest to the definition
+  /// applies first, which is also pytest's mark order.
+  void apply_decorators(const std::vector<TSNode>& decorators, int scope, int decorated,
+                        std::vector<Mark>& marks) {
+    for (auto it = decorators.rbegin(); it != decorators.rend(); ++it) {
+      TSNode expression = ts_node_named_child(*it, 0);
+      if (ts_node_is_null(expression)) continue;
+      TSNode callee = is(expression, "call") ? field(expression, "function") : expression;
+      TSNode arguments = is(expression, "call") ? field(expression, "arguments") : TSNode{};
+      auto callee_text = ts_node_is_null(callee) ? std::nullopt : dotted_text(callee);
+      if (callee_text) {
+        const std::string& t = *callee_text;
+        if (auto mark = read_mark(expression)) {
+          marks.push_back(std::move(*mark));
+          if (!ts_node_is_null(arguments)) visit(arguments, scope);
+          continue;
+        }
+        Scope& s = record_.scopes[decorated];
+        if (t == "staticmethod" || t == "classmethod" || t == "property") {
+          // Builtin descriptors: they change how the function is called, they call nothing.
+          s.is_staticmethod |= t == "staticmethod";
+          s.is_classmethod |= t == "classmethod";
+          continue;
+        }
+        if (t == "pytest.fixture" || t == "fixture" || t == "pytest.yield_fixture") {
+          s.is_fixture = true;
+          s.fixture_name = s.name;
+          if (!ts_node_is_null(arguments)) read_fixture_arguments(arguments, s);
+        }
+      }
+      RawReference reference;
+      reference.scope = scope;
+      reference.kind = EdgeKind::decorates;
+      reference.line = line_of(*it);
+      reference.text = callee_text ? *callee_text : "<" + compact(text(expression), kMaxCalleeText) + ">";
+      reference.decorated = decorated;
+      record_.references.push_back(std::move(reference));
+      if (!ts_node_is_null(arguments)) visit(arguments, scope);
+      if (callee_text && !ts_node_is_null(callee) && !is(callee, "identifier")) visit(callee, scope);
+    }
+  }
+
+  void read_fixture_arguments(TSNode arguments, Scope& scope) {
+    for (TSNode argument : children(arguments)) {
+      if (!is(argument, "keyword_argument")) continue;
+      std::string_view key = text(field(argument, "name"));
+      TSNode value = field(argument, "value");
+      if (ts_node_is_null(value)) continue;
+      if (key == "name" && is(value, "string")) {
+        if (auto name = string_literal_value(text(value))) scope.fixture_name = *name;
+      } else if (key == "autouse") {
+        scope.fixture_autouse = is(value, "true");
+      }
+    }
+  }
+
+  // ---- pytest marks ---------------------------------------------------------------------------
+
+  /// `pytest.mark.NAME` or `pytest.mark.NAME(...)` (also `mark.NAME` after `from pytest import mark`).
+  std::optional<Mark> read_mark(TSNode expression) {
+    TSNode callee = is(expression, "call") ? field(expression, "function") : expression;
+    if (ts_node_is_null(callee)) return std::nullopt;
+    auto callee_text = dotted_text(callee);
+    if (!callee_text) return std::nullopt;
+    std::string name;
+    for (const char* prefix : {"pytest.mark.", "mark."}) {
+      if (callee_text->rfind(prefix, 0) == 0) {
+        name = callee_text->substr(std::strlen(prefix));
+        break;
+      }
+    }
+    if (name.empty() || name.find_first_of(".()[]") != std::string::npos) return std::nullopt;
+    Mark mark;
+    mark.name = name;
+    mark.line = line_of(expression);
+    if (!is(expression, "call")) return mark;
+    TSNode arguments = field(expression, "arguments");
+    if (ts_node_is_null(arguments)) return mark;
+    for (TSNode argument : children(arguments)) {
+      if (is(argument, "string")) {
+        if (auto value = string_literal_value(text(argument))) mark.string_args.push_back(*value);
+      } else if (is(argument, "integer")) {
+        if (auto value = python_int_str(text(argument)); value && value->size() < 9)
+          mark.int_args.push_back(std::stoi(*value));
+      }
+    }
+    if (name == "parametrize") mark.parametrize = read_parametrize(arguments, mark.line);
+    return mark;
+  }
+
+  /// Follows a module-level name to the literal it was assigned (parametrize value tables).
+  TSNode follow_constant(TSNode node, int hops = 0) const {
+    while (hops++ < 4 && is(node, "identifier")) {
+      auto it = constants_.find(std::string(text(node)));
+      if (it == constants_.end()) break;
+      node = it->second;
+    }
+    return node;
+  }
+
+  Parametrize read_parametrize(TSNode arguments, int line) {
+    Parametrize p;
+    p.line = line;
+    TSNode argnames{}, argvalues{}, ids{};
+    int position = 0;
+    for (TSNode argument : children(arguments)) {
+      if (is(argument, "keyword_argument")) {
+        std::string_view key = text(field(argument, "name"));
+        TSNode value = field(argument, "value");
+        if (key == "argnames") argnames = value;
+        else if (key == "argvalues") argvalues = value;
+        else if (key == "ids") ids = value;
+        else if (key == "indirect") p.indirect = !ts_node_is_null(value) && !is(value, "false");
+        continue;
+      }
+      if (position == 0) argnames = argument;
+      else if (position == 1) argvalues = argument;
+      ++position;
+    }
+    if (ts_node_is_null(argnames) || ts_node_is_null(argvalues)) {
+      p.is_static = false;
+      return p;
+    }
+    argnames = follow_constant(argnames);
+    if (is(argnames, "string")) {
+      auto names = string_literal_value(text(argnames));
+      if (!names) p.is_static = false;
+      else {
+        std::size_t start = 0;
+        while (start <= names->size()) {
+          std::size_t comma = names->find(',', start);
+          if (comma == std::string::npos) comma = names->size();
+          std::string part = names->substr(start, comma - start);
+          auto b = part.find_first_not_of(" \t"), e = part.find_last_not_of(" \t");
+          if (b != std::string::npos) p.argnames.push_back(part.substr(b, e - b + 1));
+          start = comma + 1;
+        }
+      }
+    } else if (is(argnames, "list") || is(argnames, "tuple")) {
+      for (TSNode item : children(argnames)) {
+        auto value = is(item, "string") ? string_literal_value(text(item)) : std::nullopt;
+        if (!value) p.is_static = false;
+        else p.argnames.push_back(*value);
+      }
+    } else {
+      p.is_static = false;
+    }
+    argvalues = follow_constant(argvalues);
+    if (!(is(argvalues, "list") || is(argvalues, "tuple"))) {
+      p.is_static = false;
+      return p;
+    }
+    for (TSNode item : children(argvalues)) {
+      if (is(item, "comment")) continue;
+      p.sets.push_back(read_parameter_set(item, p));
+    }
+    if (!ts_node_is_null(ids)) read_ids(follow_constant(ids), p);
+    return p;
+  }
+
+  ParameterSet read_parameter_set(TSNode item, Parametrize& p) {
+    ParameterSet set;
+    std::vector<TSNode> values;
+    bool is_param = false;
+    if (is(item, "call")) {
+      auto callee = dotted_text(field(item, "function"));
+      is_param = callee && (*callee == "pytest.param" || *callee == "param");
+    }
+    if (is_param) {
+      TSNode arguments = field(item, "arguments");
+      if (!ts_node_is_null(arguments)) {
+        for (TSNode argument : children(arguments)) {
+          if (is(argument, "keyword_argument")) {
+            if (text(field(argument, "name")) == "id") {
+              TSNode value = field(argument, "value");
+              if (is(value, "none")) continue;
+              auto id = is(value, "string") ? string_literal_value(text(value)) : std::nullopt;
+              if (!id) p.is_static = false;
+              else set.id = pytest_ascii_escaped(*id);
+            }
+            continue;
+          }
+          if (is(argument, "list_splat") || is(argument, "dictionary_splat")) p.is_static = false;
+          values.push_back(argument);
+        }
+      }
+    } else if (p.argnames.size() == 1) {
+      values.push_back(item);
+    } else {
+      TSNode tuple = follow_constant(item);
+      if (is(tuple, "tuple") || is(tuple, "list")) values = children(tuple);
+      else p.is_static = false;
+    }
+    if (p.is_static && values.size() != p.argnames.size()) p.is_static = false;
+    for (TSNode value : values) {
+      set.values.push_back(compact(text(value), 200));
+      ValueId id = value_id(value);
+      if (!id.is_static) p.is_static = false;
+      set.value_ids.push_back(id.id);
+    }
+    return set;
+  }
+
+  void read_ids(TSNode ids, Parametrize& p) {
+    if (!(is(ids, "list") || is(ids, "tuple"))) {
+      // ids=str formats each value with str(), the same as pytest's own rule for the values a
+      // literal can be; any other callable is not known here.
+      if (is(ids, "identifier") && text(ids) == "str") {
+        for (const auto& set : p.sets)
+          for (const auto& id : set.value_ids)
+            if (!id) p.is_static = false;
+      } else {
+        p.is_static = false;
+      }
+      return;
+    }
+    for (TSNode item : children(ids)) {
+      if (is(item, "none")) {
+        p.ids.push_back(std::nullopt);
+        continue;
+      }
+      ValueId id = value_id(item);
+      if (!id.is_static || !id.id) {
+        p.is_static = false;
+        p.ids.push_back(std::nullopt);
+      } else {
+        p.ids.push_back(id.id);
+      }
+    }
+  }
+
+  /// pytest's id for one literal value (str/bytes/int/float/bool/None/__name__ holders).
+  ValueId value_id(TSNode value, int depth = 0) const {
+    if (depth > 4) return {true, std::nullopt};
+    if (is(value, "string")) {
+      if (is_bytes_literal(text(value))) {
+        auto bytes = string_literal_value(text(value));
+        if (!bytes) return {false, std::nullopt};
+        if (bytes->size() > 100) return {true, std::nullopt};
+        return {true, pytest_ascii_escaped_bytes(*bytes)};
+      }
+      auto string = string_literal_value(text(value));
+      if (!string) return {false, std::nullopt};
+      if (utf8_length(*string) > 100) return {true, std::nullopt};
+      return {true, pytest_ascii_escaped(*string)};
+    }
+    if (is(value, "concatenated_string")) {
+      std::string joined;
+      for (TSNode part : children(value)) {
+        auto s = is(part, "string") ? string_literal_value(text(part)) : std::nullopt;
+        if (!s || is_bytes_literal(text(part))) return {false, std::nullopt};
+        joined += *s;
+      }
+      if (utf8_length(joined) > 100) return {true, std::nullopt};
+      return {true, pytest_ascii_escaped(joined)};
+    }
+    if (is(value, "integer")) {
+      auto v = python_int_str(text(value));
+      return {v.has_value(), v};
+    }
+    if (is(value, "float")) {
+      std::string_view t = text(value);
+      if (!t.empty() && (t.back() == 'j' || t.back() == 'J')) return {false, std::nullopt};
+      auto v = python_float_repr(t);
+      return {v.has_value(), v};
+    }
+    if (is(value, "true")) return {true, "True"};
+    if (is(value, "false")) return {true, "False"};
+    if (is(value, "none")) return {true, "None"};
+    if (is(value, "unary_operator")) {
+      TSNode operand = field(value, "argument");
+      std::string_view op = text(value).substr(0, 1);
+      if (ts_node_is_null(operand) || !(is(operand, "integer") || is(operand, "float")))
+        return {true, std::nullopt};
+      ValueId inner = value_id(operand, depth + 1);
+      if (!inner.id) return inner;
+      if (op == "+") return inner;
+      if (op != "-") return {false, std::nullopt};
+      if (is(operand, "integer") && *inner.id == "0") return inner;
+      return {true, "-" + *inner.id};
+    }
+    if (is(value, "lambda")) return {true, "<lambda>"};
+    if (is(value, "parenthesized_expression") && ts_node_named_child_count(value) == 1)
+      return value_id(ts_node_named_child(value, 0), depth + 1);
+    if (is(value, "identifier")) {
+      std::string name(text(value));
+      static const std::unordered_set<std::string> kBuiltinTypes = {
+          "int", "float", "str", "bool", "bytes", "list", "dict", "tuple", "set", "frozenset",
+          "object", "complex", "type", "bytearray", "range", "len", "print", "max", "min", "sum",
+          "abs", "sorted"};
+      if (kBuiltinTypes.count(name)) return {true, name};
+      for (const auto& binding : record_.scopes[0].bindings)
+        if (binding.name == name && binding.kind == NameBinding::Kind::definition) return {true, name};
+      TSNode constant = follow_constant(value);
+      if (!ts_node_eq(constant, value)) return value_id(constant, depth + 1);
+      return {true, std::nullopt};
+    }
+    return {true, std::nullopt};
+  }
+
+  static std::size_t utf8_length(std::string_view s) {
+    std::size_t n = 0;
+    for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return n;
+  }
+
+  std::string path_;
+  std::string_view source_;
+  ModuleRecord& record_;
+  std::vector<std::pair<uint32_t, uint32_t>> tokens_;
+  std::string buffer_;
+  std::vector<TSNode> ranges_;
+  std::vector<std::unordered_map<std::string, int>> duplicate_counts_;
+  std::unordered_map<std::string, TSNode> constants_;
+  int depth_ = 0;
+  bool depth_warned_ = false;
+};
+
+/// Up to a few syntax errors with their lines: MISSING nodes say what was expected.
+void report_syntax_errors(TSNode root, std::string_view path, std::string_view source,
+                          std::vector<Diagnostic>& diagnostics) {
+  constexpr int kMaxReported = 5;
+  int reported = 0;
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  bool descend = true;
+  while (reported < kMaxReported) {
+    TSNode node = ts_tree_cursor_current_node(&cursor);
+    bool entered = false;
+    if (descend) {
+      if (ts_node_is_missing(node)) {
+        diagnostics.push_back({Diagnostic::Severity::error, std::string(path), line_of(node),
+                               std::string("syntax error: expected '") + ts_node_type(node) + "'"});
+        ++reported;
+      } else if (is(node, "ERROR")) {
+        uint32_t start = std::min<uint32_t>(ts_node_start_byte(node), source.size());
+        uint32_t end = std::min<uint32_t>(ts_node_end_byte(node), source.size());
+        diagnostics.push_back({Diagnostic::Severity::error, std::string(path), line_of(node),
+                               "syntax error: cannot parse '" +
+                                   compact(source.substr(start, end - start), 40) +
+                                   "' (expected a statement or expression)"});
+        ++reported;
+      } else if (ts_node_has_error(node)) {
+        entered = ts_tree_cursor_goto_first_child(&cursor);
+      }
+    }
+    if (entered) {
+      descend = true;
+      continue;
+    }
+    if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+      descend = true;
+      continue;
+    }
+    if (!ts_tree_cursor_goto_parent(&cursor)) break;
+    descend = false;
+  }
+  ts_tree_cursor_delete(&cursor);
+}
+
+struct ParserDeleter {
+  void operator()(TSParser* parser) const { ts_parser_delete(parser); }
+};
+
+TSParser* thread_parser() {
+  thread_local std::unique_ptr<TSParser, ParserDeleter> parser = [] {
+    std::unique_ptr<TSParser, ParserDeleter> p(ts_parser_new());
+    ts_parser_set_language(p.get(), tree_sitter_python());
+    return p;
+  }();
+  return parser.get();
+}
+
+}  // namespace
+
+ModuleRecord parse_module(std::string_view path, std::string_view source) {
+  ModuleRecord record;
+  record.facts.path = std::string(path);
+  record.facts.language = Language::python;
+  record.facts.content_hash = util::content_hash(source);
+  record.module_name = module_name_for_path(path);
+  std::string_view base = path.substr(path.rfind('/') == std::string_view::npos ? 0 : path.rfind('/') + 1);
+  record.is_package = base == "__init__.py" || base == "__init__.pyi";
+  ModuleParser parser(path, source, record);
+
+  std::size_t nul = source.find('\0');
+  if (nul != std::string_view::npos) {
+    record.facts.parsed = false;
+    record.facts.diagnostics.push_back({Diagnostic::Severity::error, std::string(path), line_at(source, nul),
+                                        "not a Python source file: NUL byte at offset " +
+                                            std::to_string(nul) + " (binary file?)"});
+    parser.run_without_tree();
+    return record;
+  }
+  if (source.size() >= UINT32_MAX / 2) {
+    record.facts.parsed = false;
+    record.facts.diagnostics.push_back({Diagnostic::Severity::error, std::string(path), 0,
+                                        "file too large to parse (" + std::to_string(source.size()) + " bytes)"});
+    parser.run_without_tree();
+    return record;
+  }
+  std::size_t invalid = first_invalid_utf8(source);
+  if (invalid != std::string_view::npos)
+    record.facts.diagnostics.push_back({Diagnostic::Severity::warning, std::string(path), line_at(source, invalid),
+                                        "invalid UTF-8 byte at offset " + std::to_string(invalid) +
+                                            "; parsed with replacement characters"});
+
+  TSParser* ts_parser = thread_parser();
+  ts_parser_reset(ts_parser);
+  TSTree* tree = ts_parser_parse_string(ts_parser, nullptr, source.data(), static_cast<uint32_t>(source.size()));
+  if (tree == nullptr) {
+    record.facts.parsed = false;
+    record.facts.diagnostics.push_back({Diagnostic::Severity::error, std::string(path), 0, "tree-sitter gave no tree"});
+    parser.run_without_tree();
+    return record;
+  }
+  TSNode root = ts_tree_root_node(tree);
+  if (ts_node_has_error(root)) {
+    record.facts.parsed = false;
+    report_syntax_errors(root, path, source, record.facts.diagnostics);
+  }
+  parser.run(root);
+  ts_tree_delete(tree);
+  return record;
+}
+
+}  // namespace fastci::frontend::python

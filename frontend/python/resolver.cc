@@ -1,0 +1,567 @@
+#include "frontend/python/resolver.h"
+
+#include <algorithm>
+
+namespace fastci::frontend::python {
+namespace {
+
+/// Resolution deeper than this (long alias chains, mutual returns) gives up: nothing, not a crash.
+constexpr int kMaxDepth = 48;
+
+struct DepthGuard {
+  int& depth;
+  explicit DepthGuard(int& d) : depth(d) { ++depth; }
+  ~DepthGuard() { --depth; }
+};
+
+/// One component of a dotted text: a name and what follows it ("()" calls, "[]" subscripts).
+struct Component {
+  std::string name;
+  std::string suffixes;
+};
+
+std::vector<Component> split_components(const std::string& text) {
+  std::vector<Component> out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    Component c;
+    while (i < text.size() && text[i] != '.' && text[i] != '(' && text[i] != '[') c.name += text[i++];
+    while (i + 1 < text.size() && (text.compare(i, 2, "()") == 0 || text.compare(i, 2, "[]") == 0)) {
+      c.suffixes += text[i];
+      i += 2;
+    }
+    if (i < text.size() && text[i] == '.') ++i;
+    else if (i < text.size()) return {};  // not a dotted text
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+/// Values kept per expression: a name bound many ways stays useful and cheap.
+constexpr std::size_t kMaxValues = 12;
+
+void append_unique(std::vector<Value>& out, const Value& v) {
+  if (out.size() >= kMaxValues) return;
+  for (const auto& existing : out)
+    if (existing.kind == v.kind && existing.id == v.id && existing.text == v.text &&
+        existing.receiver == v.receiver)
+      return;
+  out.push_back(v);
+}
+
+int common_prefix(const std::string& a, const std::string& b) {
+  std::size_t n = std::min(a.size(), b.size()), i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  return static_cast<int>(i);
+}
+
+}  // namespace
+
+Resolver::Resolver(const std::vector<ModuleRecord>& modules) : modules_(modules) {
+  for (std::size_t m = 0; m < modules_.size(); ++m) {
+    offsets_.push_back(static_cast<int>(scope_module_.size()));
+    for (std::size_t s = 0; s < modules_[m].scopes.size(); ++s) {
+      scope_module_.push_back(static_cast<int>(m));
+      std::vector<std::pair<std::string_view, int>> index;
+      const auto& bindings = modules_[m].scopes[s].bindings;
+      for (std::size_t b = 0; b < bindings.size(); ++b) index.emplace_back(bindings[b].name, static_cast<int>(b));
+      std::stable_sort(index.begin(), index.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      binding_index_.push_back(std::move(index));
+    }
+    const std::string& name = modules_[m].module_name;
+    module_index_.emplace(name, static_cast<int>(m));
+    for (std::size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
+      packages_.insert(name.substr(0, dot));
+    for (std::size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
+      by_suffix_[name.substr(dot + 1)].push_back(static_cast<int>(m));
+  }
+}
+
+const Scope& Resolver::scope(int global_scope) const {
+  int m = scope_module_[global_scope];
+  return modules_[m].scopes[global_scope - offsets_[m]];
+}
+
+bool Resolver::is_repository_module(const std::string& name) const {
+  return module_index_.count(name) > 0 || packages_.count(name) > 0;
+}
+
+int Resolver::find_module(std::string_view name, int from_module) const {
+  std::string key(name);
+  auto exact = module_index_.find(key);
+  if (exact != module_index_.end()) return exact->second;
+  auto suffix = by_suffix_.find(key);
+  if (suffix == by_suffix_.end()) return -1;
+  // The import names a module below a sys.path root inside the repository (tests/unit/x.py
+  // imported as unit.x): take the candidate nearest to the importing file.
+  int best = -1, best_score = -1;
+  const std::string& from = from_module >= 0 ? modules_[from_module].module_name : std::string();
+  for (int candidate : suffix->second) {
+    int score = common_prefix(modules_[candidate].module_name, from);
+    if (score > best_score) best = candidate, best_score = score;
+  }
+  return best;
+}
+
+Value Resolver::module_value(const std::string& name) const {
+  Value v;
+  v.kind = Value::Kind::module;
+  v.text = name;
+  auto it = module_index_.find(name);
+  v.id = it == module_index_.end() ? -1 : it->second;
+  return v;
+}
+
+std::vector<const NameBinding*> Resolver::bindings_named(int global_scope, std::string_view name) const {
+  std::vector<const NameBinding*> out;
+  const auto& index = binding_index_[global_scope];
+  auto range = std::equal_range(index.begin(), index.end(), std::make_pair(name, 0),
+                                [](const auto& a, const auto& b) { return a.first < b.first; });
+  const Scope& s = scope(global_scope);
+  for (auto it = range.first; it != range.second; ++it) out.push_back(&s.bindings[it->second]);
+  return out;
+}
+
+std::vector<Value> Resolver::lookup(int global_scope, const std::string& name) {
+  std::string key = "L" + std::to_string(global_scope) + ":" + name;
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
+  DepthGuard guard(depth_);
+  in_progress_.insert(key);
+  std::vector<Value> out;
+  int g = global_scope;
+  bool first = true;
+  while (true) {
+    const Scope& s = scope(g);
+    if (s.kind == Scope::Kind::module) {
+      out = module_attribute(modules_[module_of(g)].module_name, name);
+      if (out.empty()) {
+        // A module-level name with no value the linker follows still shadows builtins.
+        auto bindings = bindings_named(g, name);
+        (void)bindings;
+      }
+      break;
+    }
+    if (s.kind != Scope::Kind::class_ || first) {
+      auto bindings = bindings_named(g, name);
+      if (!bindings.empty()) {
+        for (const NameBinding* b : bindings)
+          for (const auto& v : binding_values(g, *b)) append_unique(out, v);
+        break;
+      }
+    }
+    first = false;
+    g = global(module_of(g), s.parent);
+  }
+  in_progress_.erase(key);
+  memo_[key] = out;
+  return out;
+}
+
+std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding& b) {
+  int m = module_of(global_scope);
+  switch (b.kind) {
+    case NameBinding::Kind::definition: {
+      int target = global(m, b.scope);
+      Value v;
+      v.kind = scope(target).kind == Scope::Kind::class_ ? Value::Kind::class_ : Value::Kind::function;
+      v.id = target;
+      return {v};
+    }
+    case NameBinding::Kind::module_import: {
+      int found = find_module(b.target, m);
+      if (found >= 0) return {module_value(modules_[found].module_name)};
+      if (packages_.count(b.target)) return {module_value(b.target)};
+      // `import a.b` where only a.b's files exist below a sys.path root (tests/unit/...).
+      if (!b.member.empty() && b.member != b.target) {
+        int deep = find_module(b.member, m);
+        if (deep >= 0) {
+          const std::string& full = modules_[deep].module_name;
+          std::string root = full.substr(0, full.size() - b.member.size()) + b.target;
+          if (is_repository_module(root)) return {module_value(root)};
+        }
+      }
+      Value v;
+      v.kind = Value::Kind::external;
+      v.text = b.target;
+      return {v};
+    }
+    case NameBinding::Kind::from_import: {
+      int found = find_module(b.target, m);
+      std::string module_name = found >= 0 ? modules_[found].module_name : b.target;
+      if (found >= 0 || packages_.count(b.target)) {
+        auto values = module_attribute(module_name, b.member);
+        if (!values.empty()) return values;
+      }
+      Value v;
+      v.kind = Value::Kind::external;
+      v.text = b.target.empty() ? b.member : b.target + "." + b.member;
+      return {v};
+    }
+    case NameBinding::Kind::alias:
+      return resolve(b.target, global_scope);
+    case NameBinding::Kind::call_result:
+      return call_values(resolve(b.target, global_scope));
+    case NameBinding::Kind::parameter: {
+      const Scope& s = scope(global_scope);
+      if (s.kind != Scope::Kind::function || s.is_staticmethod || s.parameters.empty() ||
+          s.parameters.front() != b.name)
+        return {};
+      int parent = global(m, s.parent);
+      if (scope(parent).kind != Scope::Kind::class_) return {};
+      Value v;
+      v.kind = s.is_classmethod || s.name == "__new__" ? Value::Kind::class_ : Value::Kind::instance;
+      v.id = parent;
+      v.exact = false;
+      return {v};
+    }
+    case NameBinding::Kind::other:
+    case NameBinding::Kind::star_import:
+      return {};
+  }
+  return {};
+}
+
+std::vector<Value> Resolver::module_attribute(const std::string& module, const std::string& name) {
+  std::string key = "M" + module + ":" + name;
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
+  DepthGuard guard(depth_);
+  in_progress_.insert(key);
+  std::vector<Value> out;
+  auto index = module_index_.find(module);
+  if (index != module_index_.end()) {
+    int g = global(index->second, 0);
+    auto bindings = bindings_named(g, name);
+    for (const NameBinding* b : bindings)
+      for (const auto& v : binding_values(g, *b)) append_unique(out, v);
+    if (out.empty() && bindings.empty()) {
+      for (const auto& b : scope(g).bindings) {
+        if (b.kind != NameBinding::Kind::star_import) continue;
+        if (!name.empty() && name[0] == '_') break;  // star imports skip private names
+        int found = find_module(b.target, index->second);
+        if (found < 0) continue;
+        for (const auto& v : module_attribute(modules_[found].module_name, name)) append_unique(out, v);
+        if (!out.empty()) break;
+      }
+    }
+  }
+  if (out.empty() && is_repository_module(module + "." + name)) {
+    out.push_back(module_value(module + "." + name));
+  }
+  in_progress_.erase(key);
+  memo_[key] = out;
+  return out;
+}
+
+std::vector<Value> Resolver::resolve(const std::string& text, int global_scope) {
+  std::string key = "E" + std::to_string(global_scope) + ":" + text;
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
+  in_progress_.insert(key);
+  auto values = resolve_uncached(text, global_scope);
+  in_progress_.erase(key);
+  memo_[key] = values;
+  return values;
+}
+
+std::vector<Value> Resolver::resolve_uncached(const std::string& text, int global_scope) {
+  auto components = split_components(text);
+  if (components.empty() || components[0].name.empty()) return {};
+  DepthGuard guard(depth_);
+  std::vector<Value> values;
+  const Component& head = components[0];
+  std::size_t next = 1;
+  if (head.name == "super" && !head.suffixes.empty() && head.suffixes[0] == '(') {
+    // super() inside a method (or a function nested in one): the class after this one in the MRO.
+    int g = global_scope;
+    while (scope(g).kind == Scope::Kind::function) {
+      int parent = global(module_of(g), scope(g).parent);
+      if (scope(parent).kind == Scope::Kind::class_) {
+        Value v;
+        v.kind = Value::Kind::super_;
+        v.id = parent;
+        values.push_back(v);
+        break;
+      }
+      g = parent;
+    }
+    if (values.empty()) return {};
+    if (head.suffixes.size() > 1) return {};
+  } else {
+    values = lookup(global_scope, head.name);
+    for (char suffix : head.suffixes) {
+      if (suffix == '(') values = call_values(values);
+      else values.clear();
+    }
+  }
+  for (; next < components.size() && !values.empty(); ++next) {
+    values = attribute(values, components[next].name);
+    for (char suffix : components[next].suffixes) {
+      if (suffix == '(') values = call_values(values);
+      else {
+        std::vector<Value> kept;
+        for (auto& v : values)
+          if (v.kind == Value::Kind::external) {
+            v.text += "[]";
+            kept.push_back(v);
+          }
+        values = kept;
+      }
+    }
+  }
+  return values;
+}
+
+std::vector<Value> Resolver::attribute(const std::vector<Value>& values, const std::string& name) {
+  std::vector<Value> out;
+  for (const auto& v : values) {
+    std::vector<Value> found;
+    switch (v.kind) {
+      case Value::Kind::module:
+        found = module_attribute(v.text, name);
+        break;
+      case Value::Kind::class_:
+        found = class_attribute(v.id, name, false, v.exact, false);
+        break;
+      case Value::Kind::instance:
+        found = class_attribute(v.id, name, true, v.exact, false);
+        break;
+      case Value::Kind::super_:
+        found = class_attribute(v.id, name, true, false, true);
+        for (auto& f : found) f.receiver = -1;  // super() names one implementation
+        break;
+      case Value::Kind::external: {
+        Value e = v;
+        e.text += "." + name;
+        found.push_back(e);
+        break;
+      }
+      case Value::Kind::function:
+        break;
+    }
+    for (const auto& f : found) append_unique(out, f);
+  }
+  return out;
+}
+
+int Resolver::own_member(int class_scope, const std::string& name) const {
+  int result = -1;
+  for (const NameBinding* b : bindings_named(class_scope, name))
+    if (b->kind == NameBinding::Kind::definition) result = global(module_of(class_scope), b->scope);
+  return result;
+}
+
+std::vector<Value> Resolver::class_attribute(int class_scope, const std::string& name, bool instance,
+                                             bool exact, bool skip_first) {
+  std::string key = "A" + std::to_string(class_scope) + (instance ? "i" : "c") + (exact ? "e" : "v") +
+                    (skip_first ? "s" : "") + ":" + name;
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
+  DepthGuard guard(depth_);
+  in_progress_.insert(key);
+  auto out = class_attribute_uncached(class_scope, name, instance, exact, skip_first);
+  in_progress_.erase(key);
+  memo_[key] = out;
+  return out;
+}
+
+std::vector<Value> Resolver::class_attribute_uncached(int class_scope, const std::string& name, bool instance,
+                                                      bool exact, bool skip_first) {
+  std::vector<Value> out;
+  const auto& order = mro(class_scope);
+  for (std::size_t i = skip_first ? 1 : 0; i < order.size(); ++i) {
+    int c = order[i];
+    const Scope& s = scope(c);
+    bool hit = false;
+    if (instance) {
+      for (const auto& attribute : s.instance_attributes) {
+        if (attribute.name != name) continue;
+        hit = true;
+        for (const auto& v : binding_values(global(module_of(c), attribute.scope), attribute))
+          append_unique(out, v);
+      }
+    }
+    auto bindings = bindings_named(c, name);
+    for (const NameBinding* b : bindings) {
+      hit = true;
+      for (auto v : binding_values(c, *b)) {
+        if (v.kind == Value::Kind::function && !exact) v.receiver = class_scope;
+        append_unique(out, v);
+      }
+    }
+    if (hit) return out;
+  }
+  auto externals = external_bases(class_scope);
+  if (!externals.empty()) {
+    Value e;
+    e.kind = Value::Kind::external;
+    e.text = externals.front() + "." + name;
+    out.push_back(e);
+  }
+  return out;
+}
+
+std::vector<Value> Resolver::call_values(const std::vector<Value>& callees) {
+  std::vector<Value> out;
+  for (const auto& c : callees) {
+    switch (c.kind) {
+      case Value::Kind::class_: {
+        Value v;
+        v.kind = Value::Kind::instance;
+        v.id = c.id;
+        v.exact = c.exact;
+        append_unique(out, v);
+        break;
+      }
+      case Value::Kind::function:
+        for (const auto& v : returns_of(c.id)) append_unique(out, v);
+        break;
+      case Value::Kind::external: {
+        Value v = c;
+        v.text += "()";
+        append_unique(out, v);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+std::vector<Value> Resolver::returns_of(int function_scope) {
+  std::string key = "R" + std::to_string(function_scope);
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
+  DepthGuard guard(depth_);
+  in_progress_.insert(key);
+  std::vector<Value> out;
+  for (const auto& text : scope(function_scope).returns)
+    for (const auto& v : resolve(text, function_scope)) append_unique(out, v);
+  in_progress_.erase(key);
+  memo_[key] = out;
+  return out;
+}
+
+const std::vector<int>& Resolver::mro(int class_scope) {
+  if (auto it = mro_.find(class_scope); it != mro_.end()) return it->second;
+  std::string key = "C" + std::to_string(class_scope);
+  static const std::vector<int> kNone;
+  if (in_progress_.count(key) || depth_ > kMaxDepth) {
+    static thread_local std::vector<int> self_only;
+    self_only = {class_scope};
+    return self_only;
+  }
+  DepthGuard guard(depth_);
+  in_progress_.insert(key);
+  const Scope& s = scope(class_scope);
+  int parent = global(module_of(class_scope), s.parent);
+  std::vector<int> bases;
+  std::vector<std::string> externals;
+  for (const auto& base : s.bases) {
+    bool repository = false;
+    for (const auto& v : resolve(base, parent)) {
+      if (v.kind == Value::Kind::class_ && v.id != class_scope) {
+        if (std::find(bases.begin(), bases.end(), v.id) == bases.end()) bases.push_back(v.id);
+        repository = true;
+      } else if (v.kind == Value::Kind::external && !repository) {
+        externals.push_back(v.text);
+        repository = true;
+      }
+    }
+    if (!repository && base != "object") externals.push_back(base);
+  }
+  // C3 linearization; a hierarchy C3 rejects falls back to depth-first order.
+  std::vector<std::vector<int>> sequences;
+  for (int b : bases) sequences.push_back(mro(b));
+  sequences.push_back(bases);
+  std::vector<int> result = {class_scope};
+  bool consistent = true;
+  while (true) {
+    sequences.erase(std::remove_if(sequences.begin(), sequences.end(), [](const auto& q) { return q.empty(); }),
+                    sequences.end());
+    if (sequences.empty()) break;
+    int chosen = -1;
+    for (const auto& q : sequences) {
+      int head = q.front();
+      bool in_tail = false;
+      for (const auto& other : sequences)
+        if (std::find(other.begin() + 1, other.end(), head) != other.end()) in_tail = true;
+      if (!in_tail) {
+        chosen = head;
+        break;
+      }
+    }
+    if (chosen < 0) {
+      consistent = false;
+      break;
+    }
+    result.push_back(chosen);
+    for (auto& q : sequences)
+      if (!q.empty() && q.front() == chosen) q.erase(q.begin());
+  }
+  if (!consistent) {
+    result = {class_scope};
+    for (int b : bases)
+      for (int c : mro(b))
+        if (std::find(result.begin(), result.end(), c) == result.end()) result.push_back(c);
+  }
+  in_progress_.erase(key);
+  external_bases_direct_[class_scope] = externals;
+  return mro_[class_scope] = result;
+}
+
+std::vector<std::string> Resolver::external_bases(int class_scope) {
+  std::vector<std::string> out;
+  for (int c : std::vector<int>(mro(class_scope))) {
+    auto it = external_bases_direct_.find(c);
+    if (it == external_bases_direct_.end()) continue;
+    for (const auto& e : it->second)
+      if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+  }
+  return out;
+}
+
+void Resolver::build_subclasses() {
+  subclasses_built_ = true;
+  subclasses_.assign(scope_module_.size(), {});
+  for (int g = 0; g < scope_count(); ++g) {
+    if (scope(g).kind != Scope::Kind::class_) continue;
+    std::vector<int> order = mro(g);
+    // Direct bases are the MRO members that no other member's MRO already reaches first;
+    // linking every ancestor is simpler and gives the same transitive closure.
+    for (std::size_t i = 1; i < order.size(); ++i) subclasses_[order[i]].push_back(g);
+  }
+}
+
+const std::vector<int>& Resolver::subclasses(int class_scope) {
+  if (!subclasses_built_) build_subclasses();
+  return subclasses_[class_scope];
+}
+
+std::vector<int> Resolver::overriders(int class_scope, const std::string& name) {
+  std::string key = "O" + std::to_string(class_scope) + ":" + name;
+  if (auto it = memo_.find(key); it != memo_.end()) {
+    std::vector<int> ids;
+    for (const auto& v : it->second) ids.push_back(v.id);
+    return ids;
+  }
+  std::vector<Value> found;
+  for (int sub : subclasses(class_scope)) {
+    int member = own_member(sub, name);
+    if (member >= 0 && scope(member).kind == Scope::Kind::function) {
+      Value v;
+      v.kind = Value::Kind::function;
+      v.id = member;
+      append_unique(found, v);
+    }
+  }
+  memo_[key] = found;
+  std::vector<int> ids;
+  for (const auto& v : found) ids.push_back(v.id);
+  return ids;
+}
+
+}  // namespace fastci::frontend::python

@@ -1,0 +1,96 @@
+#pragma once
+/// Repository-wide name resolution over parsed modules: scopes (LEGB), imports and re-exports,
+/// class hierarchies (C3 MRO), instance attributes and return values. Flow-insensitive: a name
+/// bound twice may be either value.
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "frontend/python/module_record.h"
+
+namespace fastci::frontend::python {
+
+/// What an expression may evaluate to.
+struct Value {
+  enum class Kind { module, class_, function, instance, external, super_ };
+  Kind kind = Kind::external;
+  int id = -1;       ///< global scope id (class, function, instance's class, super's class) or module index
+  std::string text;  ///< module: dotted name; external: dotted name outside the repository
+  bool exact = true; ///< instance/class: the exact type is known (constructed here, not `self`)
+  int receiver = -1; ///< a method found through a non-exact receiver: that receiver's class
+};
+
+/// Name resolution over a fixed set of modules. Results are memoized; cycles resolve to nothing.
+class Resolver {
+ public:
+  explicit Resolver(const std::vector<ModuleRecord>& modules);
+
+  /// Global id of scope `local` of module `module`.
+  int global(int module, int local) const { return offsets_[module] + local; }
+  int module_of(int global_scope) const { return scope_module_[global_scope]; }
+  int scope_count() const { return static_cast<int>(scope_module_.size()); }
+  const Scope& scope(int global_scope) const;
+  const ModuleRecord& module(int index) const { return modules_[index]; }
+  std::string symbol_id(int global_scope) const { return "py:" + scope(global_scope).qualified_name; }
+
+  /// Module index of a dotted name as imported from `from_module` (suffix match for sys.path
+  /// roots below the repository root); -1 when it is not a file of the repository.
+  int find_module(std::string_view name, int from_module) const;
+  /// Whether a dotted name is a module or a package (namespace packages included).
+  bool is_repository_module(const std::string& name) const;
+
+  /// Values of a raw dotted text (foo, self.a.b, super().f, m.F().g) read inside a scope.
+  std::vector<Value> resolve(const std::string& text, int global_scope);
+  /// Values of an attribute on each of the values.
+  std::vector<Value> attribute(const std::vector<Value>& values, const std::string& name);
+  /// Values a name has in a module's namespace (re-exports and star imports followed).
+  std::vector<Value> module_attribute(const std::string& module, const std::string& name);
+
+  /// C3 method resolution order of a class over its repository bases (itself first).
+  const std::vector<int>& mro(int class_scope);
+  /// Bases outside the repository anywhere in the hierarchy (e.g. "unittest.TestCase").
+  std::vector<std::string> external_bases(int class_scope);
+  /// Direct subclasses of a class in the repository.
+  const std::vector<int>& subclasses(int class_scope);
+  /// Methods named `name` defined in subclasses (transitively) of a class.
+  std::vector<int> overriders(int class_scope, const std::string& name);
+  /// A function or class defined directly in a class body under that name, or -1.
+  int own_member(int class_scope, const std::string& name) const;
+
+ private:
+  std::vector<Value> lookup(int global_scope, const std::string& name);
+  std::vector<Value> binding_values(int global_scope, const NameBinding& binding);
+  std::vector<Value> resolve_uncached(const std::string& text, int global_scope);
+  std::vector<Value> class_attribute(int class_scope, const std::string& name, bool instance,
+                                     bool exact, bool skip_first);
+  std::vector<Value> class_attribute_uncached(int class_scope, const std::string& name, bool instance,
+                                              bool exact, bool skip_first);
+  std::vector<Value> call_values(const std::vector<Value>& callees);
+  std::vector<Value> returns_of(int function_scope);
+  Value module_value(const std::string& name) const;
+  void build_subclasses();
+  /// Bindings of a name in a scope, through the per-scope sorted index.
+  std::vector<const NameBinding*> bindings_named(int global_scope, std::string_view name) const;
+
+  const std::vector<ModuleRecord>& modules_;
+  std::vector<int> offsets_;
+  std::vector<int> scope_module_;
+  std::unordered_map<std::string, int> module_index_;
+  std::unordered_set<std::string> packages_;
+  std::unordered_map<std::string, std::vector<int>> by_suffix_;
+  std::vector<std::vector<std::pair<std::string_view, int>>> binding_index_;
+
+  std::unordered_map<std::string, std::vector<Value>> memo_;
+  std::unordered_set<std::string> in_progress_;
+  std::unordered_map<int, std::vector<int>> mro_;
+  std::unordered_map<int, std::vector<std::string>> external_bases_direct_;
+  std::unordered_map<int, std::vector<int>> returns_done_;
+  std::vector<std::vector<int>> subclasses_;
+  bool subclasses_built_ = false;
+  int depth_ = 0;
+};
+
+}  // namespace fastci::frontend::python
