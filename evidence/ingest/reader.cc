@@ -2,7 +2,11 @@
 
 #include <fstream>
 
+#include "evidence/ingest/coveragepy_json.h"
+#include "evidence/ingest/coveragepy_sqlite.h"
+#include "evidence/ingest/fastci_jsonl_reader.h"
 #include "evidence/ingest/gcov_json_reader.h"
+#include "evidence/ingest/junit_xml.h"
 #include "evidence/ingest/kineto_reader.h"
 #include "evidence/ingest/lcov_reader.h"
 #include "evidence/ingest/llvm_cov_reader.h"
@@ -13,6 +17,10 @@ namespace fastci::evidence {
 const std::vector<ReaderInfo>& readers() {
   // One line per format; detection tries them in this order, so specific formats come first.
   static const std::vector<ReaderInfo> table = {
+      {"fastci-jsonl", sniff_fastci_jsonl, read_fastci_jsonl},
+      {"coveragepy-sqlite", sniff_coveragepy_sqlite, read_coveragepy_sqlite},
+      {"coveragepy-json", sniff_coveragepy_json, read_coveragepy_json},
+      {"junit", sniff_junit, read_junit},
       {"nsys-sqlite", sniff_nsys, read_nsys},
       {"kineto", sniff_kineto, read_kineto},
       {"llvm-cov", sniff_llvm_cov, read_llvm_cov},

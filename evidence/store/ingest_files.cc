@@ -1,0 +1,90 @@
+#include "evidence/store/ingest_files.h"
+
+#include <sstream>
+
+#include "evidence/ingest/reader.h"
+
+namespace fastci::evidence {
+
+std::size_t IngestSummary::failed() const {
+  std::size_t count = 0;
+  for (const FileIngestSummary& file : files) count += file.error ? 1 : 0;
+  return count;
+}
+
+namespace {
+
+std::string known_formats() {
+  std::string names;
+  for (const ReaderInfo& reader : readers()) names += (names.empty() ? "" : ", ") + reader.name;
+  return names;
+}
+
+FileIngestSummary ingest_one(Store& store, const std::filesystem::path& file, const ReaderInfo* reader,
+                             const IngestOptions& options) {
+  FileIngestSummary summary;
+  summary.file = file;
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(file, error)) {
+    summary.error = util::Error{std::filesystem::exists(file, error) ? "not a regular file" : "no such file",
+                                file.string(), 0};
+    return summary;
+  }
+  if (!reader) reader = detect_format(file);
+  if (!reader) {
+    summary.error = util::Error{"unknown evidence format (known: " + known_formats() + "); pass --format",
+                                file.string(), 0};
+    return summary;
+  }
+  summary.format = reader->name;
+  auto read = reader->read;
+  auto result = store.ingest([&](EvidenceSink& sink) { return read(file, sink); }, reader->name,
+                             file.string(), options);
+  if (!result) {
+    summary.error = result.error();
+    return summary;
+  }
+  summary.run_id = result->run_id;
+  summary.tests = result->tests;
+  summary.files = result->files;
+  summary.coverage_rows = result->coverage_rows;
+  summary.contexts = result->contexts;
+  summary.kernels = result->kernels;
+  summary.warnings = std::move(result->warnings);
+  return summary;
+}
+
+}  // namespace
+
+util::Result<IngestSummary> ingest_files(Store& store, const std::vector<std::filesystem::path>& files,
+                                         const std::string& format, const IngestOptions& options) {
+  const ReaderInfo* reader = nullptr;
+  if (format != "auto" && !format.empty()) {
+    reader = find_reader(format);
+    if (!reader) return util::Error{"unknown evidence format '" + format + "' (known: " + known_formats() + ")"};
+  }
+  IngestSummary summary;
+  for (const std::filesystem::path& file : files) summary.files.push_back(ingest_one(store, file, reader, options));
+  return summary;
+}
+
+std::string format_summary(const IngestSummary& summary) {
+  std::ostringstream out;
+  for (const FileIngestSummary& file : summary.files) {
+    if (file.error) {
+      out << "error: " << file.error->to_string() << "\n";
+      continue;
+    }
+    out << file.file.string() << ": " << file.format << ", run " << file.run_id << ", " << file.tests << " tests, "
+        << file.files << " files, " << file.coverage_rows << " coverage rows, " << file.contexts << " contexts, "
+        << file.kernels << " kernels\n";
+    for (const Warning& warning : file.warnings) {
+      out << "  warning: " << warning.file;
+      if (warning.line > 0) out << ":" << warning.line;
+      out << ": " << warning.message << "\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace fastci::evidence
