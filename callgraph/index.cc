@@ -5,7 +5,8 @@
 #include <mutex>
 #include <thread>
 
-#include "frontend/python/python_frontend.h"
+#include "frontend/python/link_modules.h"
+#include "frontend/python/parse_module.h"
 #include "util/progress.h"
 
 namespace fastci::callgraph {
@@ -37,7 +38,8 @@ std::vector<frontend::Test> IndexResult::tests() const {
 
 bool is_indexed_source(const std::string& path) { return path.ends_with(".py"); }
 
-std::string frontend_version() { return std::string("python-") + python::kFrontendVersion; }
+// Bumped by hand on format changes; the configure-time hash of the frontend sources catches the rest.
+std::string frontend_version() { return std::string("python-1-") + FASTCI_PYTHON_FRONTEND_HASH; }
 
 frontend::FileFacts parse_file(const std::string& path, const std::string& content) {
   return python::parse_module(path, content).facts;

@@ -5,9 +5,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli/exit_codes.h"
 #include "planner/analyze.h"
+#include "planner/emit.h"
+#include "planner/html_report.h"
 #include "planner/plan_json.h"
 #include "planner/report.h"
 #include "util/file.h"
@@ -24,8 +27,19 @@ int write_or_complain(const std::filesystem::path& path, const std::string& text
   return cli::kSuccess;
 }
 
-int run(const planner::AnalyzeOptions& options, const std::string& out, const std::string& report,
-        bool quiet) {
+/// Where each optional output goes.
+struct Outputs {
+  std::string plan = "plan.json";
+  std::string report;
+  std::string html;
+  std::string emit_file;
+  std::optional<planner::EmitFormat> emit;
+  int shards = 4;
+};
+
+int run(const planner::AnalyzeOptions& options, const Outputs& outputs, bool quiet) {
+  const std::string& out = outputs.plan;
+  const std::string& report = outputs.report;
   auto plan = planner::analyze(options);
   if (!plan.ok()) {
     std::cerr << "fastci-analyze: " << plan.error().to_string() << "\n";
@@ -36,6 +50,14 @@ int run(const planner::AnalyzeOptions& options, const std::string& out, const st
   if (!report.empty())
     if (int rc = write_or_complain(report, planner::render_markdown_report(*plan)); rc != cli::kSuccess)
       return rc;
+  if (!outputs.html.empty())
+    if (int rc = write_or_complain(outputs.html, planner::render_html_report(*plan)); rc != cli::kSuccess)
+      return rc;
+  if (outputs.emit) {
+    std::string emitted = planner::emit_plan(*plan, *outputs.emit, outputs.shards);
+    if (outputs.emit_file.empty() || outputs.emit_file == "-") std::cout << emitted;
+    else if (int rc = write_or_complain(outputs.emit_file, emitted); rc != cli::kSuccess) return rc;
+  }
   // `fastci explain` reads the last plan from the state folder.
   auto state = options.state_dir.empty() ? options.repository / ".fastci" : options.state_dir;
   std::error_code ec;
@@ -43,11 +65,29 @@ int run(const planner::AnalyzeOptions& options, const std::string& out, const st
   if (!ec) util::write_file_atomically(state / "last-plan.json", json);
   if (!quiet) {
     const auto& s = plan->selection;
-    std::fprintf(stderr, "fastci-analyze: %zu changed symbols, %zu of %zu tests selected%s; %.2f s; plan: %s\n",
-                 plan->changes.symbols.size(), s.selected.size(), s.selected.size() + s.skipped.size(),
-                 plan->widened() ? " (widened: see report)" : "", plan->timing.total_seconds, out.c_str());
+    std::fprintf(stderr,
+                 "fastci-analyze: %zu changed symbols; %zu of %zu tests to run, %zu pruned%s; %.2f s; plan: %s\n",
+                 plan->changes.symbols.size(), plan->prioritized.ordered.size(), s.selected.size() + s.skipped.size(),
+                 plan->prioritized.pruned.size(), plan->widened() ? " (widened: see report)" : "",
+                 plan->timing.total_seconds, out.c_str());
   }
   return cli::kSuccess;
+}
+
+/// Seconds in "90m", "2h", "3600s" or "3600"; nullopt when malformed.
+std::optional<double> parse_duration(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  std::string unit = text.substr(used);
+  double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+  if (scale < 0 || value <= 0) return std::nullopt;
+  return value * scale;
 }
 
 }  // namespace
@@ -55,13 +95,26 @@ int run(const planner::AnalyzeOptions& options, const std::string& out, const st
 int main(int argc, char** argv) {
   CLI::App app{"fastci-analyze: select, explain and order the tests a change needs"};
   planner::AnalyzeOptions options;
-  std::string repository = ".", out = "plan.json", report, state_dir;
-  bool no_cache = false, quiet = false;
+  Outputs outputs;
+  std::string repository = ".", state_dir, prune = "safe", budget, weights, emit;
+  bool no_cache = false, quiet = false, no_evidence = false;
   app.add_option("--repo", repository, "repository to analyse")->capture_default_str();
   app.add_option("--base", options.base, "base ref (the target branch)")->capture_default_str();
   app.add_option("--head", options.head, "head ref (the change)")->capture_default_str();
-  app.add_option("--out", out, "plan JSON to write")->capture_default_str();
-  app.add_option("--report", report, "Markdown report to write");
+  app.add_option("--out", outputs.plan, "plan JSON to write")->capture_default_str();
+  app.add_option("--report", outputs.report, "Markdown report to write");
+  app.add_option("--html", outputs.html, "HTML report with the impact graph to write");
+  app.add_option("--emit", emit, "also write the plan as pytest-args, github-matrix or gitlab-pipeline");
+  app.add_option("--emit-file", outputs.emit_file, "where --emit writes (default: standard output)");
+  app.add_option("--shards", outputs.shards, "parallel jobs per GPU count for --emit")->capture_default_str();
+  app.add_option("--evidence", options.evidence_store,
+                 "evidence store URL (default: [tool.fastci] store, else REPO/.fastci/evidence.db if present)");
+  app.add_flag("--no-evidence", no_evidence, "static selection only");
+  app.add_option("--prune", prune, "off, safe or aggressive")->capture_default_str();
+  app.add_option("--gpus", options.prioritize.cluster_gpus, "GPUs of the CI cluster, for predictions")
+      ->capture_default_str();
+  app.add_option("--budget", budget, "time budget for the plan's latency, e.g. 90m, 2h, 3600s");
+  app.add_option("--weights", weights, "risk weights JSON written by `fastci tune`");
   app.add_option("--state-dir", state_dir, "index cache folder (default REPO/.fastci)");
   app.add_option("--threads", options.threads, "parser threads")->capture_default_str();
   app.add_flag("--no-cache", no_cache, "parse every file, ignore and keep no index cache");
@@ -72,12 +125,49 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? cli::kSuccess : cli::kUsageError;
   }
+  if (prune == "off") options.prioritize.prune = planner::PruneMode::off;
+  else if (prune == "safe") options.prioritize.prune = planner::PruneMode::safe;
+  else if (prune == "aggressive") options.prioritize.prune = planner::PruneMode::aggressive;
+  else {
+    std::cerr << "fastci-analyze: --prune: expected off, safe or aggressive, got '" << prune << "'\n";
+    return cli::kUsageError;
+  }
+  if (!budget.empty()) {
+    auto seconds = parse_duration(budget);
+    if (!seconds) {
+      std::cerr << "fastci-analyze: --budget: expected a duration like 90m, 2h or 3600s, got '" << budget << "'\n";
+      return cli::kUsageError;
+    }
+    options.prioritize.budget_seconds = *seconds;
+  }
+  if (!weights.empty()) {
+    auto text = util::read_file(weights);
+    if (!text.ok()) {
+      std::cerr << "fastci-analyze: " << text.error().to_string() << "\n";
+      return cli::kInputError;
+    }
+    auto parsed = planner::RiskWeights::from_json(*text);
+    if (!parsed.ok()) {
+      std::cerr << "fastci-analyze: " << weights << ": " << parsed.error().message << "\n";
+      return cli::kInputError;
+    }
+    options.prioritize.weights = *parsed;
+  }
+  if (!emit.empty()) {
+    auto format = planner::emit_format_from_string(emit);
+    if (!format.ok()) {
+      std::cerr << "fastci-analyze: --emit: " << format.error().message << "\n";
+      return cli::kUsageError;
+    }
+    outputs.emit = *format;
+  }
+  options.use_evidence = !no_evidence;
   options.repository = repository;
   options.state_dir = state_dir;
   options.use_cache = !no_cache;
   options.show_progress = !quiet;
   try {
-    return run(options, out, report, quiet);
+    return run(options, outputs, quiet);
   } catch (const std::exception& e) {
     std::cerr << "fastci-analyze: internal error: " << e.what() << "\n";
     return cli::kInternalError;

@@ -3,6 +3,9 @@
 #include <chrono>
 #include <map>
 
+#include "evidence/store/store.h"
+#include "planner/evidence_select.h"
+
 namespace fastci::planner {
 namespace {
 
@@ -10,6 +13,24 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string evidence_location(const AnalyzeOptions& options, const Config& config) {
+  if (!options.evidence_store.empty()) return options.evidence_store;
+  if (!config.store.empty()) return config.store;
+  auto path = evidence::Store::default_path(options.repository);
+  return std::filesystem::exists(path) ? path.string() : std::string();
+}
+
+/// The evidence store to use, or nullptr when there is none (static selection only).
+util::Result<std::unique_ptr<evidence::Store>> open_evidence_store(const AnalyzeOptions& options,
+                                                                   const Config& config) {
+  if (!options.use_evidence) return std::unique_ptr<evidence::Store>();
+  std::string url = evidence_location(options, config);
+  if (url.empty()) return std::unique_ptr<evidence::Store>();
+  auto store = evidence::Store::open(url);
+  if (!store.ok()) return store.error();
+  return std::move(*store);
 }
 
 }  // namespace
@@ -105,6 +126,34 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
   SelectionInput input{&plan.changes, &head_index->graph, base_index ? &base_index->graph : nullptr,
                        &tests, &*config};
   plan.selection = select_tests(input);
+  plan.options = options.prioritize;
+  std::map<std::string, TestEvidenceSummary> evidence;
+  CostTable costs;
+  auto store = open_evidence_store(options, *config);
+  if (!store.ok()) return store.error();
+  if (*store) {
+    plan.evidence_store = evidence_location(options, *config);
+    LineMapper lines(**repo, *base);
+    auto base_symbol = [&](const std::string& id) -> const frontend::Symbol* {
+      for (const auto& [path, facts] : base_files)
+        for (const auto& s : facts.symbols)
+          if (s.id == id) return &s;
+      return nullptr;
+    };
+    auto refined = refine_with_evidence(plan.selection, plan.changes, base_symbol, *store.value(), lines);
+    plan.selection = std::move(refined.selection);
+    evidence = std::move(refined.evidence);
+    plan.notes = std::move(refined.notes);
+    if (auto latest = (*store)->latest_results(); latest.ok())
+      for (const auto& r : *latest) {
+        if (r.duration_seconds) costs.seconds[r.test_id] = *r.duration_seconds;
+        if (r.gpus > 0) costs.gpus[r.test_id] = r.gpus;
+      }
+  }
+  int changed_lines = 0;
+  for (const auto& f : plan.changes.files) changed_lines += f.lines_added + f.lines_removed;
+  plan.prioritized = prioritize(plan.selection, plan.selection.skipped, evidence, costs, plan.changes.symbols,
+                                changed_lines, options.prioritize);
   plan.timing.select_seconds = seconds_since(select_start);
   plan.symbols = head_index->graph.vertex_count();
   plan.edges = head_index->graph.edge_count();

@@ -9,6 +9,7 @@
 #include "callgraph/index.h"
 #include "planner/git_repository.h"
 #include "planner/plan.h"
+#include "planner/prioritize.h"
 #include "planner/rules.h"
 #include "util/result.h"
 
@@ -23,6 +24,10 @@ struct AnalyzeOptions {
   bool use_cache = true;
   unsigned threads = 2;
   bool show_progress = true;
+  /// Evidence store URL; empty: the configured store, else REPO/.fastci/evidence.db if it exists.
+  std::string evidence_store;
+  bool use_evidence = true;
+  PrioritizeOptions prioritize;
 };
 
 /// The indexed state of one commit: linked facts and their call graph.

@@ -199,4 +199,29 @@ util::Result<std::vector<FileDiff>> GitRepository::diff(const std::string& base_
   return std::move(collector.files);
 }
 
+util::Result<FileDiff> GitRepository::diff_file(const std::string& old_commit, const std::string& new_commit,
+                                                 const std::string& path) const {
+  Tree old_tree, new_tree;
+  if (auto s = commit_tree(repo_, old_commit, old_tree); !s) return s.error();
+  if (auto s = commit_tree(repo_, new_commit, new_tree); !s) return s.error();
+  git_diff_options options = GIT_DIFF_OPTIONS_INIT;
+  options.context_lines = 0;
+  options.interhunk_lines = 0;
+  options.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+  char* paths[] = {const_cast<char*>(path.c_str())};
+  options.pathspec = {paths, 1};
+  Diff diff;
+  if (git_diff_tree_to_tree(diff.out(), repo_, old_tree.ptr, new_tree.ptr, &options) != 0)
+    return git_failure("cannot diff " + path);
+  DiffCollector collector;
+  if (git_diff_foreach(diff.ptr, on_file, on_binary, on_hunk, on_line, &collector) != 0)
+    return git_failure("cannot read the diff of " + path);
+  if (collector.files.empty()) {
+    FileDiff unchanged;
+    unchanged.old_path = unchanged.new_path = path;
+    return unchanged;
+  }
+  return std::move(collector.files.front());
+}
+
 }  // namespace fastci::planner

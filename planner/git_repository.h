@@ -57,6 +57,9 @@ class GitRepository {
   /// Line-exact diff of two commits, renames detected.
   util::Result<std::vector<FileDiff>> diff(const std::string& base_commit,
                                            const std::string& head_commit) const;
+  /// Line-exact diff of one file between two commits (no rename detection); empty when equal.
+  util::Result<FileDiff> diff_file(const std::string& old_commit, const std::string& new_commit,
+                                   const std::string& path) const;
   /// The work tree root (empty for a bare repository).
   std::filesystem::path work_tree() const;
 

@@ -6,6 +6,7 @@
 
 #include "frontend/facts.h"
 #include "planner/change_set.h"
+#include "planner/prioritize.h"
 #include "planner/select.h"
 
 namespace fastci::planner {
@@ -32,6 +33,10 @@ struct Plan {
   AnalysisTiming timing;
   std::size_t symbols = 0, edges = 0;             ///< size of the head call graph
   std::string config_source;
+  Prioritized prioritized;           ///< ordered tests, pruned tests, budget, prediction
+  PrioritizeOptions options;         ///< how it was prioritized
+  std::string evidence_store;        ///< where evidence came from; empty when none was used
+  std::vector<std::string> notes;    ///< what the report should tell about evidence and pruning
 
   bool widened() const { return !changes.widenings.empty(); }
 };

@@ -44,24 +44,48 @@ json changes_json(const ChangeSet& c) {
   return {{"files", files}, {"symbols", symbols}, {"widenings", widenings}};
 }
 
+json reasons_json(const std::vector<SelectionReason>& reasons) {
+  json out = json::array();
+  for (const auto& r : reasons) {
+    json reason = {{"kind", to_string(r.kind)}, {"text", r.text}};
+    if (!r.changed_symbol.empty()) reason["changed_symbol"] = r.changed_symbol;
+    if (!r.witness.empty()) reason["witness"] = witness_json(r.witness);
+    out.push_back(std::move(reason));
+  }
+  return out;
+}
+
+json risk_json(const PlanEntry& e) {
+  json features;
+  auto values = e.features.values();
+  for (std::size_t i = 0; i < values.size(); ++i) features[RiskFeatures::names()[i]] = values[i];
+  return {{"score", e.risk}, {"features", features}};
+}
+
 }  // namespace
 
 json plan_to_json(const Plan& plan) {
+  const auto& p = plan.prioritized;
   json tests = json::array();
-  for (const auto& s : plan.selection.selected) {
-    json reasons = json::array();
-    for (const auto& r : s.reasons) {
-      json reason = {{"kind", to_string(r.kind)}, {"text", r.text}};
-      if (!r.changed_symbol.empty()) reason["changed_symbol"] = r.changed_symbol;
-      if (!r.witness.empty()) reason["witness"] = witness_json(r.witness);
-      reasons.push_back(std::move(reason));
-    }
-    json entry = test_json(s.test);
-    entry["command"] = test_command(s.test);
-    entry["overrides"] = json::object();
-    entry["distance"] = s.distance;
-    entry["reasons"] = std::move(reasons);
+  for (const auto& e : p.ordered) {
+    json entry = test_json(e.selected.test);
+    entry["gpus"] = e.gpus;
+    entry["command"] = test_command(e.selected.test);
+    entry["overrides"] = e.overrides;
+    entry["predicted_seconds"] = e.predicted_seconds;
+    entry["duration_known"] = e.duration_known;
+    entry["risk"] = risk_json(e);
+    entry["distance"] = e.selected.distance;
+    entry["reasons"] = reasons_json(e.selected.reasons);
     tests.push_back(std::move(entry));
+  }
+  json pruned = json::array();
+  for (const auto& x : p.pruned) {
+    json entry = test_json(x.test);
+    entry["reason"] = x.reason;
+    entry["kept_by"] = x.kept_by;
+    entry["predicted_seconds"] = x.predicted_seconds;
+    pruned.push_back(std::move(entry));
   }
   json skipped = json::array();
   for (const auto& s : plan.selection.skipped) {
@@ -69,32 +93,47 @@ json plan_to_json(const Plan& plan) {
     entry["reason"] = s.reason;
     skipped.push_back(std::move(entry));
   }
+  for (const auto& s : p.over_budget) {
+    json entry = test_json(s.test);
+    entry["reason"] = s.reason;
+    entry["budget"] = true;
+    skipped.push_back(std::move(entry));
+  }
   json diagnostics = json::array();
   for (const auto& d : plan.diagnostics)
     diagnostics.push_back({{"severity", d.severity == frontend::Diagnostic::Severity::error ? "error" : "warning"},
                            {"file", d.file}, {"line", d.line}, {"message", d.message}});
   const auto& t = plan.timing;
+  const auto& pr = p.prediction;
   return {
       {"schema", kPlanSchema},
       {"repository", plan.repository},
       {"base", plan.changes.base},
       {"head", plan.changes.head},
       {"config", plan.config_source},
+      {"evidence", plan.evidence_store},
+      {"prune", to_string(plan.options.prune)},
       {"summary",
        {{"tests_total", plan.selection.selected.size() + plan.selection.skipped.size()},
-        {"selected", plan.selection.selected.size()},
-        {"pruned", 0},
-        {"skipped", plan.selection.skipped.size()},
+        {"selected", p.ordered.size()},
+        {"pruned", p.pruned.size()},
+        {"skipped", plan.selection.skipped.size() + p.over_budget.size()},
+        {"over_budget", p.over_budget.size()},
         {"widened", plan.widened()},
         {"changed_symbols", plan.changes.symbols.size()},
+        {"notes", plan.notes},
         {"graph", {{"symbols", plan.symbols}, {"edges", plan.edges}}},
+        {"prediction",
+         {{"cluster_gpus", pr.cluster_gpus}, {"plan_latency_seconds", pr.plan_latency_seconds},
+          {"plan_gpu_hours", pr.plan_gpu_hours}, {"all_latency_seconds", pr.all_latency_seconds},
+          {"all_gpu_hours", pr.all_gpu_hours}}},
         {"analysis",
          {{"files_indexed", t.files_indexed}, {"files_parsed", t.files_parsed},
           {"index_seconds", t.index_seconds}, {"link_seconds", t.link_seconds},
           {"select_seconds", t.select_seconds}, {"total_seconds", t.total_seconds}}}}},
       {"changes", changes_json(plan.changes)},
       {"tests", tests},
-      {"pruned", json::array()},
+      {"pruned", pruned},
       {"skipped", skipped},
       {"diagnostics", diagnostics},
   };

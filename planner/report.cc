@@ -1,5 +1,6 @@
 #include "planner/report.h"
 
+#include <cstdio>
 #include <sstream>
 
 namespace fastci::planner {
@@ -48,11 +49,30 @@ void write_widenings(std::ostringstream& out, const Plan& plan) {
   out << "\n";
 }
 
+std::string hours(double h) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f", h);
+  return buffer;
+}
+
+std::string minutes(double seconds) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f min", seconds / 60);
+  return buffer;
+}
+
 void write_selected(std::ostringstream& out, const Plan& plan) {
-  out << "## Selected tests (" << plan.selection.selected.size() << ")\n\n";
-  for (const auto& s : plan.selection.selected) {
-    out << "- `" << s.test.id << "`";
-    if (s.test.gpus > 0) out << " (" << s.test.gpus << " GPUs)";
+  const auto& ordered = plan.prioritized.ordered;
+  out << "## Tests to run, highest risk per GPU-second first (" << ordered.size() << ")\n\n";
+  for (const auto& e : ordered) {
+    const auto& s = e.selected;
+    out << "- `" << s.test.id << "` — risk " << hours(e.risk) << ", " << e.gpus << " GPU"
+        << (e.gpus == 1 ? "" : "s") << ", " << (e.duration_known ? "" : "~") << static_cast<int>(e.predicted_seconds)
+        << " s";
+    if (!e.overrides.empty()) {
+      out << ", shrunk:";
+      for (const auto& [k, v] : e.overrides) out << " " << k << "=" << v;
+    }
     out << "\n";
     for (const auto& r : s.reasons) {
       out << "  - " << to_string(r.kind) << ": " << r.text << "\n";
@@ -68,6 +88,17 @@ void write_selected(std::ostringstream& out, const Plan& plan) {
     }
   }
   out << "\n";
+  if (!plan.prioritized.pruned.empty()) {
+    out << "## Pruned as redundant (" << plan.prioritized.pruned.size() << ")\n\n"
+        << "Each runs the changed code only in contexts that a kept test already exercises.\n\n";
+    for (const auto& p : plan.prioritized.pruned) out << "- `" << p.test.id << "`: " << p.reason << "\n";
+    out << "\n";
+  }
+  if (!plan.prioritized.over_budget.empty()) {
+    out << "## Left out by the time budget (" << plan.prioritized.over_budget.size() << ")\n\n";
+    for (const auto& b : plan.prioritized.over_budget) out << "- `" << b.test.id << "`\n";
+    out << "\n";
+  }
 }
 
 void write_skipped(std::ostringstream& out, const Plan& plan, std::size_t max_listed) {
@@ -89,11 +120,20 @@ std::string render_markdown_report(const Plan& plan, std::size_t max_listed_skip
   out << "# fastci impact report\n\n"
       << "`" << short_commit(plan.changes.base) << "..` `" << short_commit(plan.changes.head) << "`: "
       << plan.changes.symbols.size() << " changed symbols in " << plan.changes.files.size() << " files; "
-      << "**" << sel.selected.size() << " of " << sel.selected.size() + sel.skipped.size()
-      << " tests selected**, " << sel.skipped.size() << " skipped"
+      << "**" << plan.prioritized.ordered.size() << " of " << sel.selected.size() + sel.skipped.size()
+      << " tests to run**, " << plan.prioritized.pruned.size() << " pruned, "
+      << sel.skipped.size() + plan.prioritized.over_budget.size() << " skipped"
       << (plan.widened() ? " (selection widened, see below)" : "") << ". Analysis took "
       << static_cast<int>(plan.timing.total_seconds * 1000) << " ms ("
       << plan.timing.files_parsed << " of " << plan.timing.files_indexed << " files parsed, the rest cached).\n\n";
+  const auto& pr = plan.prioritized.prediction;
+  if (pr.cluster_gpus > 0)
+    out << "Predicted on " << pr.cluster_gpus << " GPUs: **" << minutes(pr.plan_latency_seconds) << "** and "
+        << hours(pr.plan_gpu_hours) << " GPU-hours, against " << minutes(pr.all_latency_seconds) << " and "
+        << hours(pr.all_gpu_hours) << " GPU-hours to run everything"
+        << (plan.evidence_store.empty() ? " (no evidence store: durations are defaults)" : "") << ".\n\n";
+  for (const auto& note : plan.notes) out << "> " << note << "\n";
+  if (!plan.notes.empty()) out << "\n";
   write_changes(out, plan);
   write_widenings(out, plan);
   write_selected(out, plan);

@@ -1,0 +1,109 @@
+#include "planner/emit.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <sstream>
+
+namespace fastci::planner {
+
+util::Result<EmitFormat> emit_format_from_string(std::string_view name) {
+  if (name == "pytest-args") return EmitFormat::pytest_args;
+  if (name == "github-matrix") return EmitFormat::github_matrix;
+  if (name == "gitlab-pipeline") return EmitFormat::gitlab_pipeline;
+  return util::Error{"unknown emit format '" + std::string(name) +
+                     "' (expected pytest-args, github-matrix or gitlab-pipeline)"};
+}
+
+std::string shell_quote(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') out += "'\"'\"'";
+    else out += c;
+  }
+  return out + "'";
+}
+
+std::vector<Shard> make_shards(const Plan& plan, int shards_per_class) {
+  shards_per_class = std::max(shards_per_class, 1);
+  std::map<int, std::vector<const PlanEntry*>> by_gpus;
+  for (const auto& e : plan.prioritized.ordered) by_gpus[e.gpus].push_back(&e);
+  std::vector<Shard> out;
+  for (auto& [gpus, entries] : by_gpus) {
+    std::size_t count = std::min<std::size_t>(static_cast<std::size_t>(shards_per_class), entries.size());
+    std::vector<Shard> shards(count, Shard{gpus, {}, 0});
+    std::vector<std::size_t> order(entries.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
+      return entries[a]->predicted_seconds > entries[b]->predicted_seconds;
+    });
+    std::vector<std::vector<std::size_t>> members(count);
+    for (auto i : order) {
+      auto lightest = std::min_element(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) {
+                        return a.predicted_seconds < b.predicted_seconds;
+                      }) - shards.begin();
+      shards[lightest].predicted_seconds += entries[i]->predicted_seconds;
+      members[lightest].push_back(i);
+    }
+    for (std::size_t s = 0; s < count; ++s) {
+      std::sort(members[s].begin(), members[s].end());  // plan (risk) order inside a shard
+      for (auto i : members[s]) shards[s].tests.push_back(entries[i]->selected.test.id);
+      out.push_back(std::move(shards[s]));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::string pytest_args(const Plan& plan) {
+  // One argument per line: pytest reads it with `python -m pytest @FILE`, no shell involved.
+  std::string out;
+  for (const auto& e : plan.prioritized.ordered) out += e.selected.test.id + "\n";
+  return out;
+}
+
+std::string github_matrix(const Plan& plan, int shards) {
+  nlohmann::json include = nlohmann::json::array();
+  int n = 0;
+  for (const auto& s : make_shards(plan, shards))
+    include.push_back({{"shard", ++n}, {"gpus", s.gpus}, {"tests", s.tests},
+                       {"predicted_seconds", static_cast<int>(s.predicted_seconds)}});
+  return nlohmann::json{{"include", include}}.dump() + "\n";
+}
+
+std::string gitlab_pipeline(const Plan& plan, int shards) {
+  std::ostringstream out;
+  out << "# fastci child pipeline for " << plan.changes.base.substr(0, 12) << ".."
+      << plan.changes.head.substr(0, 12) << "\nstages: [test]\n";
+  auto all = make_shards(plan, shards);
+  if (all.empty()) {
+    // GitLab rejects an empty pipeline: one job says there is nothing to run.
+    out << "\nfastci-nothing-to-run:\n  stage: test\n  script:\n    - " << nlohmann::json("echo 'fastci: no test is affected'").dump()
+        << "\n";
+    return out.str();
+  }
+  int n = 0;
+  for (const auto& s : all) {
+    std::string command = "python -m pytest";
+    for (const auto& t : s.tests) command += " " + shell_quote(t);
+    out << "\nfastci-shard-" << ++n << ":\n  stage: test\n  variables:\n    FASTCI_GPUS: "
+        << nlohmann::json(std::to_string(s.gpus)).dump() << "\n  script:\n    - " << nlohmann::json(command).dump()
+        << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace
+
+std::string emit_plan(const Plan& plan, EmitFormat format, int shards) {
+  switch (format) {
+    case EmitFormat::pytest_args: return pytest_args(plan);
+    case EmitFormat::github_matrix: return github_matrix(plan, shards);
+    case EmitFormat::gitlab_pipeline: return gitlab_pipeline(plan, shards);
+  }
+  return {};
+}
+
+}  // namespace fastci::planner

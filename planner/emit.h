@@ -1,0 +1,36 @@
+#pragma once
+/// Adapters from a plan to what CI runners take: pytest argument files, a GitHub Actions matrix,
+/// a GitLab child pipeline. Test ids are quoted for the shell and YAML, never interpreted.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "planner/plan.h"
+
+namespace fastci::planner {
+
+/// Output formats of `fastci-analyze --emit`.
+enum class EmitFormat { pytest_args, github_matrix, gitlab_pipeline };
+
+/// Parses "pytest-args", "github-matrix" or "gitlab-pipeline".
+util::Result<EmitFormat> emit_format_from_string(std::string_view name);
+
+/// Tests of one parallel CI job.
+struct Shard {
+  int gpus = 1;
+  std::vector<std::string> tests;  ///< in plan order
+  double predicted_seconds = 0;
+};
+
+/// Splits the ordered tests into at most `shards_per_gpu_class` shards per GPU count, balancing
+/// predicted time (longest-processing-time first within each class, plan order kept in a shard).
+std::vector<Shard> make_shards(const Plan& plan, int shards_per_gpu_class);
+
+/// The plan in `format`.
+std::string emit_plan(const Plan& plan, EmitFormat format, int shards_per_gpu_class = 4);
+
+/// `text` as one single-quoted POSIX shell word.
+std::string shell_quote(std::string_view text);
+
+}  // namespace fastci::planner

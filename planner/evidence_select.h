@@ -1,0 +1,52 @@
+#pragma once
+/// Selection with runtime evidence: tests that executed a changed symbol are selected with the
+/// context they ran it in; statically reached tests whose fresh evidence shows they never ran it
+/// are skipped; stale or missing evidence falls back to the static path.
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "evidence/store/store.h"
+#include "planner/change_set.h"
+#include "planner/equivalence.h"
+#include "planner/line_map.h"
+#include "planner/select.h"
+
+namespace fastci::planner {
+
+/// What the evidence said about one selected test (inputs of pruning and risk).
+struct TestEvidenceSummary {
+  bool has_evidence = false;        ///< a coverage run of this test exists
+  std::string run_commit;           ///< commit of its latest coverage run
+  std::int64_t run_id = 0;
+  std::set<ContextPair> pairs;      ///< (changed symbol, context key) pairs it exercised
+  std::set<std::string> covered_changed;  ///< changed symbols it executed
+  double seconds = 0;               ///< latest duration; 0 when unknown
+  int gpus = 0;
+  bool failed_recently = false;
+  std::vector<bool> recent_failures;  ///< oldest first
+};
+
+/// Evidence-refined selection plus per-test evidence.
+struct EvidenceSelection {
+  Selection selection;
+  std::map<std::string, TestEvidenceSummary> evidence;  ///< by test id (selected tests)
+  std::size_t symbols_with_evidence = 0;   ///< changed symbols checked against evidence
+  std::size_t symbols_stale = 0;           ///< changed symbols whose evidence could not be carried
+  std::vector<std::string> notes;          ///< for the report
+};
+
+/// Base-side facts of changed files, to find changed symbols' lines at base.
+using BaseSymbolLookup = std::function<const frontend::Symbol*(const std::string& symbol_id)>;
+
+/// Refines a static selection with evidence from `store`.
+EvidenceSelection refine_with_evidence(const Selection& static_selection, const ChangeSet& changes,
+                                       const BaseSymbolLookup& base_symbol, evidence::Store& store,
+                                       LineMapper& lines);
+
+/// "path.py::Qualified.name" as the evidence collectors name a Python function.
+std::string evidence_function_name(const frontend::Symbol& symbol);
+
+}  // namespace fastci::planner

@@ -1,0 +1,72 @@
+#pragma once
+/// From selected tests to the ordered plan: prune equivalent contexts, score risk, order by risk
+/// per cost, fit a time budget, and predict latency and GPU-hours on a cluster.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "planner/equivalence.h"
+#include "planner/evidence_select.h"
+#include "planner/risk.h"
+#include "planner/select.h"
+
+namespace fastci::planner {
+
+/// Knobs of prioritization.
+struct PrioritizeOptions {
+  PruneMode prune = PruneMode::safe;
+  int cluster_gpus = 8;
+  double budget_seconds = 0;        ///< 0: no budget
+  double default_test_seconds = 60; ///< cost of a test with no recorded duration
+  RiskWeights weights = RiskWeights::defaults();
+  bool order_by_risk = true;
+};
+
+/// One test of the ordered plan.
+struct PlanEntry {
+  SelectedTest selected;
+  double predicted_seconds = 0;
+  bool duration_known = false;
+  int gpus = 1;
+  double risk = 0;
+  RiskFeatures features;
+  std::map<std::string, std::string> overrides;  ///< workload overrides in the runner's form
+};
+
+/// A pruned test and who stands for it.
+struct PrunedEntry {
+  frontend::Test test;
+  std::vector<std::string> kept_by;
+  std::string reason;
+  double predicted_seconds = 0;
+};
+
+/// Predicted cost of the plan against running everything.
+struct Prediction {
+  int cluster_gpus = 0;
+  double plan_latency_seconds = 0, plan_gpu_hours = 0;
+  double all_latency_seconds = 0, all_gpu_hours = 0;
+};
+
+/// The prioritized plan body.
+struct Prioritized {
+  std::vector<PlanEntry> ordered;
+  std::vector<PrunedEntry> pruned;
+  std::vector<SkippedTest> over_budget;  ///< left out by --budget, most valuable kept
+  Prediction prediction;
+};
+
+/// Per-test cost lookups for tests the evidence summary does not cover (skipped ones too).
+struct CostTable {
+  std::map<std::string, double> seconds;
+  std::map<std::string, int> gpus;
+};
+
+/// Runs pruning, risk, ordering, budget and prediction.
+Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest>& skipped,
+                       const std::map<std::string, TestEvidenceSummary>& evidence, const CostTable& costs,
+                       const std::vector<ChangedSymbol>& changed, int changed_lines,
+                       const PrioritizeOptions& options);
+
+}  // namespace fastci::planner
