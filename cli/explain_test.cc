@@ -6,7 +6,7 @@ namespace fastci::cli {
 namespace {
 
 nlohmann::json sample_plan() {
-  return nlohmann::json::parse(R"({
+  return nlohmann::json::parse(R"json({
     "schema": "fastci-plan/1", "base": "1111111111111111", "head": "2222222222222222",
     "changes": {"symbols": [{"change": "changed", "name": "pkg.mod.f", "file": "pkg/mod.py", "first_line": 3}]},
     "tests": [{"id": "tests/test_a.py::test_x[1]", "reasons": [{"kind": "static-path", "text": "reaches changed pkg.mod.f",
@@ -14,7 +14,7 @@ nlohmann::json sample_plan() {
                            {"symbol": "py:pkg.mod.f", "display": "pkg.mod.f (pkg/mod.py:3)"}]}]}],
     "pruned": [],
     "skipped": [{"id": "tests/test_b.py::test_y", "reason": "no changed symbol is reachable from it"}]
-  })");
+  })json");
 }
 
 TEST(Explain, SelectedShowsReasonAndWitnessPath) {
