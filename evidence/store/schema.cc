@@ -49,7 +49,7 @@ CREATE INDEX coverage_test ON coverage (test_id, run_id);
 CREATE TABLE contexts (
   run_id {INT} NOT NULL,
   test_id {INT} NOT NULL,
-  function TEXT NOT NULL,
+  function {KEY} NOT NULL,
   context_key TEXT NOT NULL,
   callers TEXT NOT NULL,
   arguments TEXT NOT NULL,
@@ -62,7 +62,7 @@ CREATE INDEX contexts_test ON contexts (test_id, run_id);
 CREATE TABLE kernels (
   run_id {INT} NOT NULL,
   test_id {INT} NOT NULL,
-  name TEXT NOT NULL,
+  name {KEY} NOT NULL,
   grid TEXT NOT NULL,
   block TEXT NOT NULL,
   shared_memory {INT} NOT NULL,
@@ -86,6 +86,8 @@ CREATE INDEX knob_values_test ON knob_values (test_id);
 std::string for_dialect(std::string sql, const std::string& dialect) {
   bool postgres = dialect == "postgresql";
   sql = std::regex_replace(sql, std::regex(R"(\{ID\})"), postgres ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY");
+  // Prefix range scans (name >= p AND name < p + U+10FFFF) need byte order, not the locale's.
+  sql = std::regex_replace(sql, std::regex(R"(\{KEY\})"), postgres ? "TEXT COLLATE \"C\"" : "TEXT");
   sql = std::regex_replace(sql, std::regex(R"(\{INT\})"), postgres ? "BIGINT" : "INTEGER");
   sql = std::regex_replace(sql, std::regex(R"(\{REAL\})"), postgres ? "DOUBLE PRECISION" : "REAL");
   sql = std::regex_replace(sql, std::regex(R"(\{BLOB\})"), postgres ? "BYTEA" : "BLOB");

@@ -440,16 +440,9 @@ class SqlStore final : public Store {
   }
 
  private:
-  /// The smallest string greater than every string starting with `prefix`, for index range scans.
-  static std::string prefix_end(const std::string& prefix) {
-    if (prefix.empty()) return std::string(1, '\x7f') + std::string(8, '\xff');
-    std::string end = prefix;
-    end += '\xff';
-    end += '\xff';
-    end += '\xff';
-    end += '\xff';
-    return end;
-  }
+  /// A string greater than every string starting with `prefix`, for index range scans: the prefix
+  /// followed by U+10FFFF, the largest code point, so the bound is valid UTF-8 for PostgreSQL.
+  static std::string prefix_end(const std::string& prefix) { return prefix + "\xf4\x8f\xbf\xbf"; }
 
   util::Result<std::vector<StoredContext>> select_contexts(const std::string& test_filter,
                                                            std::vector<SqlValue> parameters,

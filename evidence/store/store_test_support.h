@@ -84,7 +84,7 @@ inline void expect_synthetic_queries(Store& store, int tests, int files) {
   EXPECT_EQ(coverage->front().coverage.arcs, (std::vector<Arc>{{-1, 2}, {50, 51}, {60, -50}}));
 
   auto contexts = store.contexts_for_function("pkg/file_0.py::Model.");
-  ASSERT_TRUE(contexts.ok());
+  ASSERT_TRUE(contexts.ok()) << contexts.error().to_string();
   EXPECT_EQ(static_cast<int>(contexts->size()), tests);
   auto none_of_file = store.contexts_of(synthetic_test_id(0), "pkg/file_1.py::");
   ASSERT_TRUE(none_of_file.ok());

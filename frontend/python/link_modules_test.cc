@@ -84,6 +84,16 @@ TEST_F(LinkingFixture, RelativeImportsAndModuleEdges) {
   EXPECT_FALSE(has_edge(*facts_, p + "pkg.core", p + "pkg.core.Engine.step", EdgeKind::contains));
 }
 
+TEST_F(LinkingFixture, ConditionalValuesAndCallableModules) {
+  // self.engine = FastEngine(1) if fast else Engine(1): both arms are possible receivers.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Block.forward", p + "pkg.core.FastEngine.step", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Block.forward", p + "pkg.core.Engine.step", EdgeKind::call));
+  // self.fallback = None or Helper()
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Block.forward", p + "pkg.util.Helper.work", EdgeKind::call));
+  // block(x) on an instance of a torch.nn.Module subclass runs its forward.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.run_block", p + "pkg.core.Block.forward", EdgeKind::call));
+}
+
 TEST_F(LinkingFixture, NoCallIsDropped) {
   // Every call reference becomes at least one edge.
   auto root = testing::source_root();

@@ -3,6 +3,7 @@
 #include <tree_sitter/api.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <memory>
 #include <unordered_map>
@@ -56,6 +57,32 @@ std::size_t first_invalid_utf8(std::string_view s) {
     i += extra + 1;
   }
   return std::string_view::npos;
+}
+
+/// The encoding a PEP 263 declaration in the first two lines names ("latin-1"), or empty.
+std::string declared_encoding(std::string_view s) {
+  std::size_t start = 0;
+  for (int line = 0; line < 2 && start < s.size(); ++line) {
+    std::size_t end = s.find('\n', start);
+    std::string_view text = s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    std::size_t hash = text.find('#');
+    bool only_blank_before = hash != std::string_view::npos &&
+                             text.substr(0, hash).find_first_not_of(" \t\f") == std::string_view::npos;
+    if (only_blank_before) {
+      std::size_t at = text.find("coding", hash);
+      if (at != std::string_view::npos && at + 6 < text.size() && (text[at + 6] == ':' || text[at + 6] == '=')) {
+        std::size_t begin = text.find_first_not_of(" \t", at + 7);
+        std::size_t stop = begin;
+        while (stop < text.size() && (std::isalnum(static_cast<unsigned char>(text[stop])) || text[stop] == '-' ||
+                                      text[stop] == '_' || text[stop] == '.'))
+          ++stop;
+        if (begin != std::string_view::npos && stop > begin) return std::string(text.substr(begin, stop - begin));
+      }
+    }
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return {};
 }
 
 int line_at(std::string_view s, std::size_t offset) {
@@ -366,6 +393,42 @@ class ModuleParser {
     if (!ts_node_is_null(value)) visit(value, scope);
   }
 
+  /// The expressions a value may evaluate to: both arms of `a if c else b`, both sides of `a or b`.
+  void value_alternatives(TSNode value, std::vector<TSNode>& out, int depth = 0) const {
+    if (ts_node_is_null(value) || depth > 16) return;
+    if (is(value, "parenthesized_expression")) {
+      for (TSNode child : children(value)) value_alternatives(child, out, depth + 1);
+      return;
+    }
+    if (is(value, "conditional_expression")) {
+      auto arms = children(value);  // consequence, condition, alternative
+      if (arms.size() == 3) {
+        value_alternatives(arms[0], out, depth + 1);
+        value_alternatives(arms[2], out, depth + 1);
+        return;
+      }
+    }
+    if (is(value, "boolean_operator")) {
+      value_alternatives(field(value, "left"), out, depth + 1);
+      value_alternatives(field(value, "right"), out, depth + 1);
+      return;
+    }
+    out.push_back(value);
+  }
+
+  /// One binding per alternative value; several bindings of one name are unioned by the resolver.
+  std::vector<NameBinding> value_bindings(const std::string& name, TSNode value, int line) const {
+    std::vector<TSNode> alternatives;
+    value_alternatives(value, alternatives);
+    std::vector<NameBinding> out;
+    for (TSNode alternative : alternatives) {
+      NameBinding binding = value_binding(name, alternative, line);
+      if (binding.kind != NameBinding::Kind::other || alternatives.size() == 1) out.push_back(std::move(binding));
+    }
+    if (out.empty()) out.push_back(value_binding(name, value, line));
+    return out;
+  }
+
   NameBinding value_binding(std::string name, TSNode value, int line) const {
     NameBinding binding;
     binding.name = std::move(name);
@@ -386,7 +449,8 @@ class ModuleParser {
 
   void bind_target(TSNode target, TSNode value, int scope) {
     if (is(target, "identifier")) {
-      bind(scope, value_binding(std::string(text(target)), value, line_of(target)));
+      for (auto& binding : value_bindings(std::string(text(target)), value, line_of(target)))
+        bind(scope, std::move(binding));
       return;
     }
     if (is(target, "attribute")) {
@@ -395,9 +459,10 @@ class ModuleParser {
       if (ts_node_is_null(object) || ts_node_is_null(attribute) || !is(object, "identifier")) return;
       int owner = self_class(scope, text(object));
       if (owner < 0) return;
-      NameBinding binding = value_binding(std::string(text(attribute)), value, line_of(target));
-      binding.scope = scope;  // resolved in the method that assigns it
-      record_.scopes[owner].instance_attributes.push_back(std::move(binding));
+      for (auto& binding : value_bindings(std::string(text(attribute)), value, line_of(target))) {
+        binding.scope = scope;  // resolved in the method that assigns it
+        record_.scopes[owner].instance_attributes.push_back(std::move(binding));
+      }
       return;
     }
     bool target_is_sequence = is(target, "pattern_list") || is(target, "tuple_pattern") ||
@@ -1045,10 +1110,21 @@ ModuleRecord parse_module(std::string_view path, std::string_view source) {
     return record;
   }
   std::size_t invalid = first_invalid_utf8(source);
-  if (invalid != std::string_view::npos)
-    record.facts.diagnostics.push_back({Diagnostic::Severity::warning, std::string(path), line_at(source, invalid),
-                                        "invalid UTF-8 byte at offset " + std::to_string(invalid) +
-                                            "; parsed with replacement characters"});
+  if (invalid != std::string_view::npos) {
+    std::string encoding = declared_encoding(source);
+    if (encoding.empty()) {
+      // Python itself refuses such a module (SyntaxError: Non-UTF-8 code), so importers must be treated
+      // as unknown; the facts below are kept only to name what the file defined.
+      record.facts.parsed = false;
+      record.facts.diagnostics.push_back({Diagnostic::Severity::error, std::string(path), line_at(source, invalid),
+                                          "invalid UTF-8 byte at offset " + std::to_string(invalid) +
+                                              " and no PEP 263 coding declaration; expected UTF-8 source"});
+    } else {
+      record.facts.diagnostics.push_back({Diagnostic::Severity::warning, std::string(path), line_at(source, invalid),
+                                          "declared encoding " + encoding +
+                                              " is read byte-wise; names are exact only where they are ASCII"});
+    }
+  }
 
   TSParser* ts_parser = thread_parser();
   ts_parser_reset(ts_parser);

@@ -159,6 +159,15 @@ TEST(ParseModule, BinaryAndBrokenBytesNeverCrash) {
   EXPECT_EQ(latin1.facts.diagnostics[0].line, 3);
   EXPECT_NE(latin1.facts.diagnostics[0].message.find("UTF-8"), std::string::npos);
   EXPECT_NE(find_symbol(latin1, "py:l.f"), nullptr);
+  // Python rejects non-UTF-8 source without a coding declaration: not parsed, an error.
+  EXPECT_FALSE(latin1.facts.parsed);
+  EXPECT_EQ(latin1.facts.diagnostics[0].severity, Diagnostic::Severity::error);
+
+  auto declared = parse_module("d.py", "#!/usr/bin/env python\n# -*- coding: latin-1 -*-\nS = '\xe9'\n");
+  EXPECT_TRUE(declared.facts.parsed);
+  ASSERT_EQ(declared.facts.diagnostics.size(), 1u);
+  EXPECT_EQ(declared.facts.diagnostics[0].severity, Diagnostic::Severity::warning);
+  EXPECT_NE(declared.facts.diagnostics[0].message.find("latin-1"), std::string::npos);
 
   auto empty = parse_module("e.py", "");
   EXPECT_TRUE(empty.facts.parsed);
