@@ -110,19 +110,16 @@ class Linker {
         }
         case Value::Kind::instance: {
           // Calling an instance runs __call__; torch modules route __call__ to forward.
+          // A receiver of unknown exact type (an annotated parameter, self) may be any subclass.
           auto calls = resolver_.attribute({v}, "__call__");
-          bool found = false;
+          std::vector<Value> methods;
           for (const auto& c : calls)
-            if (c.kind == Value::Kind::function) {
-              out.emplace_back(resolver_.symbol_id(c.id), EdgeKind::call);
-              found = true;
-            }
-          if (!found)
+            if (c.kind == Value::Kind::function) methods.push_back(c);
+          if (methods.empty())
             for (const auto& f : resolver_.attribute({v}, "forward"))
-              if (f.kind == Value::Kind::function) {
-                out.emplace_back(resolver_.symbol_id(f.id), EdgeKind::call);
-                found = true;
-              }
+              if (f.kind == Value::Kind::function) methods.push_back(f);
+          bool found = !methods.empty();
+          call_targets(methods, out);
           if (!found)
             for (const auto& c : calls)
               if (c.kind == Value::Kind::external) out.emplace_back("?" + c.text, EdgeKind::call);

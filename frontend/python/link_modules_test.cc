@@ -94,6 +94,23 @@ TEST_F(LinkingFixture, ConditionalValuesAndCallableModules) {
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.run_block", p + "pkg.core.Block.forward", EdgeKind::call));
 }
 
+TEST_F(LinkingFixture, AnnotationsCastsAndIdentityWrappers) {
+  // engine: Optional["Engine"]: Engine.step and, virtually, its overriders.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.use_engine", p + "pkg.core.Engine.step", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.use_engine", p + "pkg.core.FastEngine.step", EdgeKind::virtual_call));
+  // other: Base | None
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.use_engine", p + "pkg.core.Base.run", EdgeKind::call));
+  // self.block = cast(torch.nn.Module, Block(True)); unwrap(self.block)(1)
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Wrapped.go", p + "pkg.core.Block.forward", EdgeKind::call));
+  // A dataclass field's default class, called through an annotated parameter.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.build", p + "pkg.core.Engine.__init__", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.build", p + "pkg.core.Engine.schedule", EdgeKind::call));
+  // Block(False).cuda().to(...) is still the Block.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.moved_block", p + "pkg.core.Block.forward", EdgeKind::call));
+  // An unannotated parameter stays unknown: no guessed edges.
+  EXPECT_FALSE(has_edge(*facts_, p + "pkg.core.unwrap", p + "pkg.core.Block.forward", EdgeKind::call));
+}
+
 TEST_F(LinkingFixture, NoCallIsDropped) {
   // Every call reference becomes at least one edge.
   auto root = testing::source_root();

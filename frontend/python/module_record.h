@@ -26,8 +26,8 @@ struct NameBinding {
     module_import,  ///< `import a.b` binds a -> "a"; `import a.b as c` binds c -> "a.b"
     from_import,    ///< `from m import x [as y]`: target is the absolute module m, member is x
     alias,          ///< `X = Y.Z`: target is the raw dotted text of the value
-    call_result,    ///< `x = F(...)`: target is the raw dotted text of the callee
-    parameter,      ///< a function parameter (its value is unknown; it shadows outer names)
+    call_result,    ///< `x = F(a, b)`: target is the callee's dotted text, member "a,b" (see resolver)
+    parameter,      ///< a function parameter; target is the class its annotation names, if any
     other,          ///< assigned something the linker cannot follow (it still shadows)
     star_import,    ///< `from m import *`: target is m; name is empty
   };

@@ -21,6 +21,8 @@ namespace {
 constexpr int kMaxDepth = 400;
 /// Longest raw text kept for an unresolvable callee expression.
 constexpr std::size_t kMaxCalleeText = 80;
+/// Leading positional arguments kept in a call's dotted text (typing.cast needs two).
+constexpr std::size_t kMaxPassedArguments = 2;
 
 bool is(TSNode node, const char* type) { return std::strcmp(ts_node_type(node), type) == 0; }
 
@@ -273,7 +275,7 @@ class ModuleParser {
     if (is(node, "call")) {
       auto function = dotted_text(field(node, "function"), depth + 1);
       if (!function) return std::nullopt;
-      return *function + "()";
+      return *function + "(" + argument_texts(field(node, "arguments"), depth + 1) + ")";
     }
     if (is(node, "subscript")) {
       auto value = dotted_text(field(node, "value"), depth + 1);
@@ -283,6 +285,63 @@ class ModuleParser {
     if (is(node, "parenthesized_expression") && ts_node_named_child_count(node) == 1)
       return dotted_text(ts_node_named_child(node, 0), depth + 1);
     return std::nullopt;
+  }
+
+  /// The leading positional arguments of a call as dotted texts joined by ',' ("" for one that is
+  /// not dotted), so the linker can follow values passed through (typing.cast, identity wrappers).
+  std::string argument_texts(TSNode arguments, int depth) const {
+    if (ts_node_is_null(arguments) || !is(arguments, "argument_list")) return {};
+    std::vector<std::string> texts;
+    for (TSNode argument : children(arguments)) {
+      if (texts.size() == kMaxPassedArguments || is(argument, "keyword_argument") ||
+          is(argument, "list_splat") || is(argument, "dictionary_splat"))
+        break;
+      auto passed = dotted_text(argument, depth + 1);
+      texts.push_back(passed && passed->size() <= kMaxCalleeText ? *passed : std::string());
+    }
+    while (!texts.empty() && texts.back().empty()) texts.pop_back();
+    std::string joined;
+    for (std::size_t i = 0; i < texts.size(); ++i) joined += (i ? "," : "") + texts[i];
+    return joined;
+  }
+
+  /// The repository class an annotation names: X, "X", Optional[X], Union[X, None], X | None.
+  std::string annotated_class(TSNode annotation, int depth = 0) const {
+    if (ts_node_is_null(annotation) || depth > 8) return {};
+    if (is(annotation, "type") && ts_node_named_child_count(annotation) == 1)
+      return annotated_class(ts_node_named_child(annotation, 0), depth + 1);
+    if (is(annotation, "identifier") || is(annotation, "attribute")) return dotted_text(annotation).value_or("");
+    if (is(annotation, "string")) {
+      std::string_view quoted = text(annotation);
+      if (quoted.size() < 2) return {};
+      std::string inner(quoted.substr(1, quoted.size() - 2));
+      bool dotted = !inner.empty() && std::all_of(inner.begin(), inner.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+      });
+      return dotted ? inner : std::string();
+    }
+    std::vector<TSNode> members;
+    if (is(annotation, "binary_operator")) {
+      members = {field(annotation, "left"), field(annotation, "right")};
+    } else if (is(annotation, "union_type")) {
+      members = children(annotation);
+    } else if (is(annotation, "generic_type") || is(annotation, "subscript")) {
+      TSNode head = is(annotation, "subscript") ? field(annotation, "value") : ts_node_named_child(annotation, 0);
+      auto name = ts_node_is_null(head) ? std::nullopt : dotted_text(head);
+      if (!name || (*name != "Optional" && *name != "typing.Optional" && *name != "Union" && *name != "typing.Union"))
+        return {};
+      for (TSNode child : children(annotation))
+        if (!ts_node_eq(child, head)) members.push_back(child);
+      if (members.size() == 1 && is(members[0], "type_parameter")) members = children(members[0]);
+    }
+    std::string found;
+    for (TSNode member : members) {
+      if (ts_node_is_null(member) || text(member) == "None") continue;
+      std::string candidate = annotated_class(member, depth + 1);
+      if (candidate.empty() || (!found.empty() && found != candidate)) return {};
+      found = candidate;
+    }
+    return found;
   }
 
   // ---- walking ---------------------------------------------------------------------------------
@@ -437,6 +496,7 @@ class ModuleParser {
       if (auto callee = dotted_text(field(value, "function"))) {
         binding.kind = NameBinding::Kind::call_result;
         binding.target = *callee;
+        binding.member = argument_texts(field(value, "arguments"), 0);
       }
     } else if (is(value, "identifier") || is(value, "attribute")) {
       if (auto target = dotted_text(value)) {
@@ -650,11 +710,13 @@ class ModuleParser {
   void read_parameters(TSNode parameters, int outer, int index) {
     for (TSNode parameter : children(parameters)) {
       std::string name;
+      std::string annotation;  // a class named by the parameter's annotation, if any
       bool required = false;
       if (is(parameter, "identifier")) {
         name = text(parameter);
         required = true;
       } else if (is(parameter, "typed_parameter")) {
+        annotation = annotated_class(field(parameter, "type"));
         TSNode first = ts_node_named_child(parameter, 0);
         if (!ts_node_is_null(first) && is(first, "identifier")) {
           name = text(first);
@@ -666,6 +728,7 @@ class ModuleParser {
       } else if (is(parameter, "default_parameter") || is(parameter, "typed_default_parameter")) {
         TSNode n = field(parameter, "name");
         if (!ts_node_is_null(n)) name = text(n);
+        if (is(parameter, "typed_default_parameter")) annotation = annotated_class(field(parameter, "type"));
         TSNode value = field(parameter, "value");
         if (!ts_node_is_null(value)) visit(value, outer);
       } else if (is(parameter, "list_splat_pattern") || is(parameter, "dictionary_splat_pattern")) {
@@ -679,7 +742,7 @@ class ModuleParser {
       Scope& s = record_.scopes[index];
       s.parameters.push_back(name);
       if (required) s.required_parameters.push_back(name);
-      bind(index, {name, NameBinding::Kind::parameter, "", "", -1, line_of(parameter)});
+      bind(index, {name, NameBinding::Kind::parameter, annotation, "", -1, line_of(parameter)});
     }
   }
 

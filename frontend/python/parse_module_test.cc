@@ -46,8 +46,8 @@ TEST(ParseModule, ExtractsDefinitionsWithIdsAndLines) {
   const Symbol* step = find_symbol(record, m + ".Engine.step");
   ASSERT_NE(step, nullptr);
   EXPECT_EQ(step->kind, SymbolKind::method);
-  EXPECT_EQ(step->first_line, 39);  // the decorator line starts the definition
-  EXPECT_EQ(step->last_line, 43);
+  EXPECT_EQ(step->first_line, 41);  // the decorator line starts the definition
+  EXPECT_EQ(step->last_line, 45);
   ASSERT_NE(find_symbol(record, m + ".traced.wrapper"), nullptr);
   EXPECT_EQ(find_symbol(record, m + ".traced.wrapper")->kind, SymbolKind::function);
   ASSERT_NE(find_symbol(record, m + ".Engine.schedule.inner"), nullptr);

@@ -14,11 +14,39 @@ struct DepthGuard {
   ~DepthGuard() { --depth; }
 };
 
-/// One component of a dotted text: a name and what follows it ("()" calls, "[]" subscripts).
+/// One component of a dotted text: a name and what follows it ("(a,b)" calls, "[]" subscripts).
 struct Component {
   std::string name;
   std::string suffixes;
+  std::vector<std::vector<std::string>> arguments;  ///< per suffix: the call's argument texts
 };
+
+/// The top-level comma-separated parts of `text` (parentheses nest).
+std::vector<std::string> split_arguments(std::string_view text) {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
+  int depth = 0;
+  std::string current;
+  for (char c : text) {
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(std::move(current));
+      current.clear();
+      continue;
+    }
+    current += c;
+  }
+  out.push_back(std::move(current));
+  return out;
+}
+
+/// A call of a torch.nn.Module method that returns the module: model.cuda(), .to(...), .eval().
+bool returns_receiver(const Component& c) {
+  static const std::unordered_set<std::string> kNames = {"cuda", "cpu", "to", "float", "half", "bfloat16", "double",
+                                                         "train", "eval", "requires_grad_", "type", "to_empty"};
+  return !c.suffixes.empty() && c.suffixes[0] == '(' && kNames.count(c.name) > 0;
+}
 
 std::vector<Component> split_components(const std::string& text) {
   std::vector<Component> out;
@@ -26,9 +54,22 @@ std::vector<Component> split_components(const std::string& text) {
   while (i < text.size()) {
     Component c;
     while (i < text.size() && text[i] != '.' && text[i] != '(' && text[i] != '[') c.name += text[i++];
-    while (i + 1 < text.size() && (text.compare(i, 2, "()") == 0 || text.compare(i, 2, "[]") == 0)) {
-      c.suffixes += text[i];
-      i += 2;
+    while (i < text.size() && (text[i] == '(' || text.compare(i, 2, "[]") == 0)) {
+      if (text[i] == '[') {
+        c.suffixes += '[';
+        c.arguments.emplace_back();
+        i += 2;
+        continue;
+      }
+      std::size_t close = i + 1;
+      for (int depth = 1; close < text.size(); ++close) {
+        if (text[close] == '(') ++depth;
+        if (text[close] == ')' && --depth == 0) break;
+      }
+      if (close >= text.size()) return {};  // unbalanced: not a dotted text
+      c.suffixes += '(';
+      c.arguments.push_back(split_arguments(std::string_view(text).substr(i + 1, close - i - 1)));
+      i = close + 1;
     }
     if (i < text.size() && text[i] == '.') ++i;
     else if (i < text.size()) return {};  // not a dotted text
@@ -202,13 +243,25 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
     case NameBinding::Kind::alias:
       return resolve(b.target, global_scope);
     case NameBinding::Kind::call_result:
-      return call_values(resolve(b.target, global_scope));
+      return resolve(b.target + "(" + b.member + ")", global_scope);
     case NameBinding::Kind::parameter: {
       const Scope& s = scope(global_scope);
-      if (s.kind != Scope::Kind::function || s.is_staticmethod || s.parameters.empty() ||
-          s.parameters.front() != b.name)
-        return {};
       int parent = global(m, s.parent);
+      bool receiver = s.kind == Scope::Kind::function && !s.is_staticmethod && !s.parameters.empty() &&
+                      s.parameters.front() == b.name && scope(parent).kind == Scope::Kind::class_;
+      if (!receiver) {
+        // An annotated parameter (x: Engine, Optional[Engine]) holds an instance of that class or
+        // of a subclass.
+        std::vector<Value> out;
+        if (b.target.empty()) return out;
+        for (auto v : resolve(b.target, parent)) {
+          if (v.kind != Value::Kind::class_) continue;
+          v.kind = Value::Kind::instance;
+          v.exact = false;
+          append_unique(out, v);
+        }
+        return out;
+      }
       if (scope(parent).kind != Scope::Kind::class_) return {};
       Value v;
       v.kind = s.is_classmethod || s.name == "__new__" ? Value::Kind::class_ : Value::Kind::instance;
@@ -291,15 +344,31 @@ std::vector<Value> Resolver::resolve_uncached(const std::string& text, int globa
     if (head.suffixes.size() > 1) return {};
   } else {
     values = lookup(global_scope, head.name);
-    for (char suffix : head.suffixes) {
-      if (suffix == '(') values = call_values(values);
+    for (std::size_t k = 0; k < head.suffixes.size(); ++k) {
+      if (head.suffixes[k] == '(') values = call_values(values, head.arguments[k], global_scope);
       else values.clear();
     }
   }
   for (; next < components.size() && !values.empty(); ++next) {
-    values = attribute(values, components[next].name);
-    for (char suffix : components[next].suffixes) {
-      if (suffix == '(') values = call_values(values);
+    const Component& component = components[next];
+    std::size_t first_suffix = 0;
+    if (returns_receiver(component)) {
+      // model.cuda().to(dtype): torch.nn.Module methods that return the module itself.
+      std::vector<Value> kept;
+      for (const auto& v : values) {
+        if (v.kind != Value::Kind::instance || external_bases(v.id).empty()) continue;
+        auto own = attribute({v}, component.name);
+        if (std::none_of(own.begin(), own.end(), [](const Value& a) { return a.kind == Value::Kind::function; }))
+          kept.push_back(v);
+      }
+      if (!kept.empty()) {
+        values = kept;
+        first_suffix = 1;
+      }
+    }
+    if (first_suffix == 0) values = attribute(values, component.name);
+    for (std::size_t k = first_suffix; k < component.suffixes.size(); ++k) {
+      if (component.suffixes[k] == '(') values = call_values(values, component.arguments[k], global_scope);
       else {
         std::vector<Value> kept;
         for (auto& v : values)
@@ -403,8 +472,34 @@ std::vector<Value> Resolver::class_attribute_uncached(int class_scope, const std
   return out;
 }
 
-std::vector<Value> Resolver::call_values(const std::vector<Value>& callees) {
+std::vector<Value> Resolver::passed_argument(const std::vector<std::string>& arguments, std::size_t position,
+                                             int caller) {
+  if (caller < 0 || position >= arguments.size() || arguments[position].empty()) return {};
+  return resolve(arguments[position], caller);
+}
+
+std::vector<Value> Resolver::call_values(const std::vector<Value>& callees, const std::vector<std::string>& arguments,
+                                         int caller) {
   std::vector<Value> out;
+  for (const auto& c : callees) {
+    if (c.kind == Value::Kind::external && (c.text == "typing.cast" || c.text == "typing_extensions.cast")) {
+      // cast(T, value) returns value itself.
+      for (const auto& v : passed_argument(arguments, 1, caller)) append_unique(out, v);
+      continue;
+    }
+    if (c.kind != Value::Kind::function) continue;
+    // A function that returns one of its parameters unchanged (an identity wrapper) returns the
+    // argument's value. Only plain functions and static methods: a bound method shifts positions.
+    const Scope& f = scope(c.id);
+    bool method = scope(global(module_of(c.id), f.parent)).kind == Scope::Kind::class_ && !f.is_staticmethod;
+    if (method) continue;
+    for (const auto& returned : f.returns) {
+      auto at = std::find(f.parameters.begin(), f.parameters.end(), returned);
+      if (at == f.parameters.end()) continue;
+      for (const auto& v : passed_argument(arguments, static_cast<std::size_t>(at - f.parameters.begin()), caller))
+        append_unique(out, v);
+    }
+  }
   for (const auto& c : callees) {
     switch (c.kind) {
       case Value::Kind::class_: {

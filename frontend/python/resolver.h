@@ -68,7 +68,12 @@ class Resolver {
                                      bool exact, bool skip_first);
   std::vector<Value> class_attribute_uncached(int class_scope, const std::string& name, bool instance,
                                               bool exact, bool skip_first);
-  std::vector<Value> call_values(const std::vector<Value>& callees);
+  /// What calling each callee returns; `arguments` (dotted texts read in `caller`) are followed
+  /// through functions that return a parameter unchanged and through typing.cast.
+  std::vector<Value> call_values(const std::vector<Value>& callees, const std::vector<std::string>& arguments = {},
+                                 int caller = -1);
+  /// Values of the argument at `position`, when the caller's text of it is known.
+  std::vector<Value> passed_argument(const std::vector<std::string>& arguments, std::size_t position, int caller);
   std::vector<Value> returns_of(int function_scope);
   Value module_value(const std::string& name) const;
   void build_subclasses();
