@@ -1,5 +1,6 @@
 #include "planner/analyze.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -150,6 +151,15 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
         if (r.gpus > 0) costs.gpus[r.test_id] = r.gpus;
       }
   }
+  // Evidence may have selected some of them since: count what is still skipped.
+  plan.selection.skipped_importing_changes = static_cast<std::size_t>(
+      std::count_if(plan.selection.skipped.begin(), plan.selection.skipped.end(),
+                    [](const SkippedTest& t) { return t.reason.starts_with(kImportsWithoutPath); }));
+  if (std::size_t n = plan.selection.skipped_importing_changes; n > 0)
+    plan.notes.push_back(std::to_string(n) + " skipped tests import a module on a call path to a changed symbol but have no such path themselves"
+                         + (plan.evidence_store.empty() ? "" : " or evidence covering it") +
+                         ": a call resolved only at run time (factories, module specs) could still reach it. "
+                         "Evidence from the pytest plugin settles these; `fastci explain` names each.");
   int changed_lines = 0;
   for (const auto& f : plan.changes.files) changed_lines += f.lines_added + f.lines_removed;
   plan.prioritized = prioritize(plan.selection, plan.selection.skipped, evidence, costs, plan.changes.symbols,

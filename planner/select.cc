@@ -77,12 +77,18 @@ class Selector {
 
   Selection result() const {
     Selection out;
+    auto importers = files_importing_changes();
     for (std::size_t i = 0; i < input_.tests->size(); ++i) {
       const auto& test = (*input_.tests)[i];
       if (auto it = chosen_.find(i); it != chosen_.end()) {
         SelectedTest s = it->second;
         s.test = test;
         out.selected.push_back(std::move(s));
+      } else if (auto via = importers.find(test.file); via != importers.end()) {
+        ++out.skipped_importing_changes;
+        out.skipped.push_back({test, kImportsWithoutPath + via->second +
+                                         ", which is on a call path to it; only evidence can show a call "
+                                         "the analysis could not resolve"});
       } else {
         out.skipped.push_back({test, "no changed symbol is reachable from it and no rule selects it"});
       }
@@ -91,6 +97,32 @@ class Selector {
   }
 
  private:
+  /// Files that import, directly, a module on some call path to a changed symbol (the changed
+  /// module included); each mapped to that module's name. Transitive imports would name nearly
+  /// every test of a framework whose package __init__ imports everything.
+  std::map<std::string, std::string> files_importing_changes() const {
+    const auto& graph = *input_.head_graph;
+    std::set<callgraph::VertexId> on_path;
+    std::vector<callgraph::VertexId> queue;
+    for (const auto& s : input_.changes->symbols)
+      if (auto v = graph.find(s.id); v && on_path.insert(*v).second) queue.push_back(*v);
+    for (std::size_t next = 0; next < queue.size(); ++next)
+      for (const auto& e : graph.dependents(queue[next]))
+        if (e.kind != frontend::EdgeKind::import && !graph.vertex(e.from).is_test && on_path.insert(e.from).second)
+          queue.push_back(e.from);
+    std::set<std::string> path_files;
+    for (auto v : on_path) path_files.insert(graph.vertex(v).symbol.file);
+    std::map<std::string, std::string> out;
+    for (const auto& file : path_files)
+      for (auto v : graph.symbols_in_file(file)) {
+        if (graph.vertex(v).symbol.kind != frontend::SymbolKind::module) continue;
+        for (const auto& e : graph.dependents(v))
+          if (e.kind == frontend::EdgeKind::import)
+            out.emplace(graph.vertex(e.from).symbol.file, graph.vertex(v).symbol.qualified_name);
+      }
+    return out;
+  }
+
   void apply_widening(const Widening& w, const frontend::Test& test) {
     std::string why = w.file + ": " + w.reason;
     switch (w.scope) {

@@ -27,6 +27,9 @@ struct SelectedTest {
   int distance = -1;  ///< shortest call-graph distance to a changed symbol; -1 when not by path
 };
 
+/// How the reason of a skipped test that imports changed code without a call path begins.
+inline constexpr const char* kImportsWithoutPath = "no call path to a changed symbol, though it imports ";
+
 /// A test left out, and why.
 struct SkippedTest {
   frontend::Test test;
@@ -37,6 +40,9 @@ struct SkippedTest {
 struct Selection {
   std::vector<SelectedTest> selected;  ///< in discovery order
   std::vector<SkippedTest> skipped;
+  /// Skipped tests whose module imports a changed module (transitively) with no call path to a
+  /// changed symbol: where an unresolved dynamic call could hide a dependency.
+  std::size_t skipped_importing_changes = 0;
 };
 
 /// What selection reads.

@@ -97,5 +97,25 @@ TEST(Select, EverythingWideningAndRules) {
   EXPECT_EQ(s.selected[0].reasons[0].kind, SelectionReason::Kind::rule);
 }
 
+TEST(Select, SkippedImportersOfCodeOnAPathAreNamed) {
+  Fixture fx;
+  // tests/test_b.py imports pkg.a (whose f changed) but calls nothing in it.
+  fx.facts.files[0].symbols.push_back(sym("pkg.a", "pkg/a.py", SymbolKind::module));
+  fx.facts.files[2].symbols.push_back(sym("tests.test_b", "tests/test_b.py", SymbolKind::module));
+  fx.facts.files[2].edges.push_back({"py:tests.test_b", "py:pkg.a", EdgeKind::import, "tests/test_b.py", 1});
+  ChangeSet c;
+  c.symbols.push_back({"py:pkg.a.f", SymbolChange::changed, SymbolKind::function, frontend::Language::python,
+                       "pkg.a.f", "pkg/a.py", 1, 2, {}});
+  c.files.push_back({"pkg/a.py", {}, FileStatus::modified, FileKind::python, 1, 1, {"py:pkg.a.f"}, {}});
+  auto s = select(fx, c, default_config());
+  EXPECT_EQ(ids(s), std::vector<std::string>{"tests/sub/test_a.py::test_f"});
+  EXPECT_EQ(s.skipped_importing_changes, 1u);
+  for (const auto& t : s.skipped) {
+    bool importer = t.test.id == "tests/test_b.py::test_smoke";
+    EXPECT_EQ(t.reason.starts_with(kImportsWithoutPath), importer) << t.test.id << ": " << t.reason;
+    if (importer) EXPECT_NE(t.reason.find("pkg.a"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace fastci::planner
