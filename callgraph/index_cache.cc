@@ -58,6 +58,7 @@ IndexCache::~IndexCache() {
 std::optional<std::string> IndexCache::lookup(std::string_view frontend, std::string_view path,
                                               std::string_view content_hash) {
   if (!db_) return std::nullopt;
+  std::lock_guard lock(mutex_);
   sqlite3_reset(lookup_);
   sqlite3_bind_text(lookup_, 1, frontend.data(), static_cast<int>(frontend.size()), SQLITE_TRANSIENT);
   sqlite3_bind_text(lookup_, 2, path.data(), static_cast<int>(path.size()), SQLITE_TRANSIENT);
@@ -72,6 +73,7 @@ std::optional<std::string> IndexCache::lookup(std::string_view frontend, std::st
 
 util::Status IndexCache::store(const std::vector<CacheEntry>& entries) {
   if (!db_ || entries.empty()) return {};
+  std::lock_guard lock(mutex_);
   sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
   sqlite3_stmt* insert = nullptr;
   sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO facts VALUES (?1, ?2, ?3, ?4, ?5)", -1, &insert,

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,7 +35,7 @@ class IndexCache {
   static std::unique_ptr<IndexCache> disabled();
   ~IndexCache();
 
-  /// The blob for (frontend, path, hash), if cached.
+  /// The blob for (frontend, path, hash), if cached. Safe to call from several threads.
   std::optional<std::string> lookup(std::string_view frontend, std::string_view path,
                                     std::string_view content_hash);
   /// Stores entries in one transaction; a failure leaves the cache as it was.
@@ -45,6 +46,7 @@ class IndexCache {
   sqlite3* db_ = nullptr;
   sqlite3_stmt* lookup_ = nullptr;
   std::string version_;
+  std::mutex mutex_;  ///< the parser threads share one connection and one prepared statement
 };
 
 }  // namespace fastci::callgraph
