@@ -111,6 +111,18 @@ TEST_F(LinkingFixture, AnnotationsCastsAndIdentityWrappers) {
   EXPECT_FALSE(has_edge(*facts_, p + "pkg.core.unwrap", p + "pkg.core.Block.forward", EdgeKind::call));
 }
 
+TEST_F(LinkingFixture, ParametersReceiveWhatCallSitesPass) {
+  // apply_callback(handlers["fast"]): the container's elements flow into the parameter.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.apply_callback", p + "pkg.core.FastEngine", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.apply_callback", p + "pkg.util.helper_fn", EdgeKind::call));
+  // run = apply_callback; run(callback=Engine(3).schedule): through an alias, by keyword.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.apply_callback", p + "pkg.core.Engine.schedule", EdgeKind::call));
+  // raise Boom constructs it.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.run_callbacks", p + "pkg.core.Boom.__init__", EdgeKind::call));
+  // unwrap(module) returns its argument, per call site: Wrapped.go's block is not moved_block's.
+  EXPECT_FALSE(has_edge(*facts_, p + "pkg.core.unwrap", p + "pkg.core.Block.forward", EdgeKind::call));
+}
+
 TEST_F(LinkingFixture, NoCallIsDropped) {
   // Every call reference becomes at least one edge.
   auto root = testing::source_root();

@@ -155,8 +155,8 @@ std::string serialize(const ModuleRecord& record) {
   json references = json::array();
   for (const auto& r : record.references)
     references.push_back(json::array({r.scope, r.text, to_string(r.kind), r.line,
-                                      r.keep_unresolved, r.decorated}));
-  json j = {{"format", "fastci-python-module/1"},
+                                      r.keep_unresolved, r.decorated, r.arguments}));
+  json j = {{"format", "fastci-python-module/2"},
             {"facts", to_json(record.facts)},
             {"module", record.module_name},
             {"package", record.is_package},
@@ -169,7 +169,7 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes) {
   json j = json::parse(bytes.begin(), bytes.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return util::Error{"cached Python module record is not valid JSON"};
   try {
-    if (j.at("format") != "fastci-python-module/1")
+    if (j.at("format") != "fastci-python-module/2")
       return util::Error{"cached Python module record has an unknown format"};
     ModuleRecord record;
     auto facts = file_facts_from_json(j.at("facts"));
@@ -195,6 +195,7 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes) {
       ref.line = r.at(3).get<int>();
       ref.keep_unresolved = r.at(4).get<bool>();
       ref.decorated = r.at(5).get<int>();
+      ref.arguments = r.at(6).get<std::vector<std::string>>();
       record.references.push_back(std::move(ref));
     }
     int scope_count = static_cast<int>(record.scopes.size());

@@ -98,6 +98,9 @@ struct RawReference {
   int line = 0;
   bool keep_unresolved = true;  ///< false for values passed as arguments: only a hit is an edge
   int decorated = -1;     ///< decorator references: the scope it decorates
+  /// Calls: the arguments as dotted texts, positional first ("" where not dotted), then keyword
+  /// ones as "name=text"; what the callee's parameters receive.
+  std::vector<std::string> arguments;
 };
 
 /// Everything parse_module learned from one file; the unit of the index cache.

@@ -21,6 +21,8 @@ namespace {
 constexpr int kMaxDepth = 400;
 /// Longest raw text kept for an unresolvable callee expression.
 constexpr std::size_t kMaxCalleeText = 80;
+/// Arguments of a call kept for parameter flow.
+constexpr std::size_t kMaxFlowArguments = 8;
 /// Leading positional arguments kept in a call's dotted text (typing.cast needs two).
 constexpr std::size_t kMaxPassedArguments = 2;
 
@@ -305,6 +307,35 @@ class ModuleParser {
     return joined;
   }
 
+  /// Every argument of a call for parameter flow: positional dotted texts ("" where not dotted),
+  /// then "name=text" for keyword arguments whose value is dotted. Empty when nothing is dotted.
+  std::vector<std::string> call_arguments(TSNode arguments) const {
+    std::vector<std::string> positional, keyword;
+    if (ts_node_is_null(arguments) || !is(arguments, "argument_list")) return {};
+    bool any = false;
+    for (TSNode argument : children(arguments)) {
+      if (positional.size() + keyword.size() >= kMaxFlowArguments) break;
+      if (is(argument, "keyword_argument")) {
+        TSNode name = field(argument, "name");
+        auto value = dotted_text(field(argument, "value"));
+        if (!ts_node_is_null(name) && value && value->size() <= kMaxCalleeText) {
+          keyword.push_back(std::string(text(name)) + "=" + *value);
+          any = true;
+        }
+        continue;
+      }
+      if (is(argument, "list_splat") || is(argument, "dictionary_splat")) break;  // positions unknown after
+      if (!keyword.empty()) continue;
+      auto value = dotted_text(argument);
+      bool kept = value && value->size() <= kMaxCalleeText;
+      positional.push_back(kept ? *value : std::string());
+      any |= kept;
+    }
+    if (!any) return {};
+    positional.insert(positional.end(), keyword.begin(), keyword.end());
+    return positional;
+  }
+
   /// The repository class an annotation names: X, "X", Optional[X], Union[X, None], X | None.
   std::string annotated_class(TSNode annotation, int depth = 0) const {
     if (ts_node_is_null(annotation) || depth > 8) return {};
@@ -380,6 +411,13 @@ class ModuleParser {
     if (std::strcmp(type, "import_statement") == 0) return import_statement(node, scope);
     if (std::strcmp(type, "import_from_statement") == 0) return import_from(node, scope);
     if (std::strcmp(type, "return_statement") == 0) return return_statement(node, scope);
+    if (std::strcmp(type, "raise_statement") == 0) {
+      // `raise Error` constructs the exception: a call of the class.
+      TSNode raised = ts_node_named_child(node, 0);
+      if (!ts_node_is_null(raised) && (is(raised, "identifier") || is(raised, "attribute")))
+        if (auto text = dotted_text(raised)) record_.references.push_back({scope, *text, EdgeKind::call, line_of(raised)});
+      return visit_children(node, scope);
+    }
     if (std::strcmp(type, "for_statement") == 0) {
       TSNode left = field(node, "left");
       if (!ts_node_is_null(left)) bind_unknown_targets(left, scope);
@@ -415,6 +453,7 @@ class ModuleParser {
       reference.kind = EdgeKind::call;
       reference.line = line_of(node);
       reference.text = callee ? *callee : "<" + compact(text(function), kMaxCalleeText) + ">";
+      reference.arguments = call_arguments(arguments);
       record_.references.push_back(std::move(reference));
       visit(function, scope);
     }
@@ -511,6 +550,16 @@ class ModuleParser {
     if (is(target, "identifier")) {
       for (auto& binding : value_bindings(std::string(text(target)), value, line_of(target)))
         bind(scope, std::move(binding));
+      bind_elements(std::string(text(target)) + "[]", value, scope, 0);
+      return;
+    }
+    if (is(target, "subscript")) {
+      // d["k"] = f, table[0][1] = f: an element of a container a name holds.
+      auto container = dotted_text(target);
+      if (container && container->find_first_of(".(") == std::string::npos) {
+        for (auto& binding : value_bindings(*container, value, line_of(target))) bind(scope, std::move(binding));
+        bind_elements(*container + "[]", value, scope, 0);
+      }
       return;
     }
     if (is(target, "attribute")) {
@@ -537,6 +586,24 @@ class ModuleParser {
       }
     }
     bind_unknown_targets(target, scope);
+  }
+
+  /// Elements of a dict, list, tuple or set literal, bound under "name[]" (nested: "name[][]"), so
+  /// that name[k]() reaches every function the container holds.
+  void bind_elements(const std::string& name, TSNode value, int scope, int depth) {
+    if (ts_node_is_null(value) || depth > 4) return;
+    bool container = is(value, "dictionary") || is(value, "list") || is(value, "tuple") || is(value, "set");
+    if (!container) return;
+    for (TSNode element : children(value)) {
+      if (is(element, "pair")) element = field(element, "value");
+      if (ts_node_is_null(element)) continue;
+      if (is(element, "identifier") || is(element, "attribute") || is(element, "call")) {
+        NameBinding binding = value_binding(name, element, line_of(element));
+        if (binding.kind != NameBinding::Kind::other) bind(scope, std::move(binding));
+      } else {
+        bind_elements(name + "[]", element, scope, depth + 1);
+      }
+    }
   }
 
   /// Names assigned something the linker cannot follow: they shadow outer bindings.

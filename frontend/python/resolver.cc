@@ -251,15 +251,18 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
                       s.parameters.front() == b.name && scope(parent).kind == Scope::Kind::class_;
       if (!receiver) {
         // An annotated parameter (x: Engine, Optional[Engine]) holds an instance of that class or
-        // of a subclass.
+        // of a subclass; any parameter holds what the repository's calls pass to it.
         std::vector<Value> out;
-        if (b.target.empty()) return out;
-        for (auto v : resolve(b.target, parent)) {
-          if (v.kind != Value::Kind::class_) continue;
-          v.kind = Value::Kind::instance;
-          v.exact = false;
-          append_unique(out, v);
+        if (!b.target.empty()) {
+          for (auto v : resolve(b.target, parent)) {
+            if (v.kind != Value::Kind::class_) continue;
+            v.kind = Value::Kind::instance;
+            v.exact = false;
+            append_unique(out, v);
+          }
         }
+        if (s.kind == Scope::Kind::function)
+          for (const auto& v : parameter_flow(global_scope, b.name)) append_unique(out, v);
         return out;
       }
       if (scope(parent).kind != Scope::Kind::class_) return {};
@@ -344,9 +347,17 @@ std::vector<Value> Resolver::resolve_uncached(const std::string& text, int globa
     if (head.suffixes.size() > 1) return {};
   } else {
     values = lookup(global_scope, head.name);
+    std::string element = head.name;  // d, then d[] (what d holds), d[][] while only subscripts follow
     for (std::size_t k = 0; k < head.suffixes.size(); ++k) {
-      if (head.suffixes[k] == '(') values = call_values(values, head.arguments[k], global_scope);
-      else values.clear();
+      if (head.suffixes[k] == '(') {
+        values = call_values(values, head.arguments[k], global_scope);
+        element.clear();
+      } else if (!element.empty()) {
+        element += "[]";
+        values = lookup(global_scope, element);
+      } else {
+        values.clear();
+      }
     }
   }
   for (; next < components.size() && !values.empty(); ++next) {
@@ -472,6 +483,89 @@ std::vector<Value> Resolver::class_attribute_uncached(int class_scope, const std
   return out;
 }
 
+std::vector<Value> Resolver::parameter_flow(int function_scope, const std::string& name) {
+  const Scope& f = scope(function_scope);
+  auto at = std::find(f.parameters.begin(), f.parameters.end(), name);
+  if (at == f.parameters.end()) return {};
+  std::string key = "P" + std::to_string(function_scope) + ":" + name;
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
+  DepthGuard guard(depth_);
+  in_progress_.insert(key);
+  if (!calls_indexed_) {
+    calls_indexed_ = true;
+    for (int m = 0; m < static_cast<int>(modules_.size()); ++m)
+      for (int r = 0; r < static_cast<int>(modules_[m].references.size()); ++r) {
+        const RawReference& ref = modules_[m].references[r];
+        if (ref.kind != EdgeKind::call || ref.arguments.empty()) continue;
+        std::size_t dot = ref.text.rfind('.');
+        std::string last = ref.text.substr(dot == std::string::npos ? 0 : dot + 1);
+        if (last.empty() || last.back() == ')' || last.back() == ']') continue;
+        calls_by_name_[last].emplace_back(m, r);
+        if (dot != std::string::npos) continue;
+        // f = func; f(x)  and  def g(callback): callback(x): the callee's own name is not the
+        // function's, so index such sites under the alias target or as calls of a parameter.
+        for (int g = global(m, ref.scope);;) {
+          auto bound = bindings_named(g, last);
+          for (const NameBinding* b : bound) {
+            if (b->kind == NameBinding::Kind::parameter) calls_by_name_[""].emplace_back(m, r);
+            if (b->kind == NameBinding::Kind::alias) {
+              std::size_t alias_dot = b->target.rfind('.');
+              calls_by_name_[b->target.substr(alias_dot == std::string::npos ? 0 : alias_dot + 1)].emplace_back(m, r);
+            }
+          }
+          if (!bound.empty() || scope(g).kind == Scope::Kind::module) break;
+          g = global(m, scope(g).parent);
+        }
+      }
+  }
+  int parent = global(module_of(function_scope), f.parent);
+  bool in_class = scope(parent).kind == Scope::Kind::class_;
+  bool method = in_class && !f.is_staticmethod;
+  std::size_t index = static_cast<std::size_t>(at - f.parameters.begin());
+  // Constructors are called by the class's name (or a subclass's: not followed).
+  const std::string& callee_name = in_class && f.name == "__init__" ? scope(parent).name : f.name;
+  std::vector<Value> out;
+  std::vector<std::pair<int, int>> candidates;
+  for (const std::string& bucket : {callee_name, std::string()})
+    if (auto sites = calls_by_name_.find(bucket); sites != calls_by_name_.end())
+      candidates.insert(candidates.end(), sites->second.begin(), sites->second.end());
+  {
+    for (auto [m, r] : candidates) {
+      const RawReference& ref = modules_[m].references[r];
+      int caller = global(m, ref.scope);
+      int offset = -1;
+      for (const auto& v : resolve(ref.text, caller)) {
+        if (v.kind == Value::Kind::function && v.id == function_scope) {
+          // obj.method(a): the receiver fills the first parameter.
+          offset = method && ref.text.find('.') != std::string::npos ? 1 : 0;
+        } else if (v.kind == Value::Kind::class_ && f.name == "__init__" && in_class) {
+          Value exact = v;
+          exact.exact = true;
+          for (const auto& init : attribute({exact}, "__init__"))
+            if (init.kind == Value::Kind::function && init.id == function_scope) offset = 1;
+        }
+        if (offset >= 0) break;
+      }
+      if (offset < 0) continue;
+      std::string passed;
+      for (const auto& argument : ref.arguments)
+        if (argument.size() > name.size() && argument.compare(0, name.size(), name) == 0 && argument[name.size()] == '=')
+          passed = argument.substr(name.size() + 1);
+      if (passed.empty() && index >= static_cast<std::size_t>(offset)) {
+        std::size_t position = index - offset;
+        if (position < ref.arguments.size() && ref.arguments[position].find('=') == std::string::npos)
+          passed = ref.arguments[position];
+      }
+      if (passed.empty()) continue;
+      for (const auto& v : resolve(passed, caller)) append_unique(out, v);
+    }
+  }
+  in_progress_.erase(key);
+  memo_[key] = out;
+  return out;
+}
+
 std::vector<Value> Resolver::passed_argument(const std::vector<std::string>& arguments, std::size_t position,
                                              int caller) {
   if (caller < 0 || position >= arguments.size() || arguments[position].empty()) return {};
@@ -533,8 +627,13 @@ std::vector<Value> Resolver::returns_of(int function_scope) {
   DepthGuard guard(depth_);
   in_progress_.insert(key);
   std::vector<Value> out;
-  for (const auto& text : scope(function_scope).returns)
+  const Scope& f = scope(function_scope);
+  for (const auto& text : f.returns) {
+    // A returned parameter is the argument of each call site (call_values follows it there);
+    // the union over all call sites would make every caller receive every other caller's value.
+    if (std::find(f.parameters.begin(), f.parameters.end(), text) != f.parameters.end()) continue;
     for (const auto& v : resolve(text, function_scope)) append_unique(out, v);
+  }
   in_progress_.erase(key);
   memo_[key] = out;
   return out;

@@ -72,6 +72,9 @@ class Resolver {
   /// through functions that return a parameter unchanged and through typing.cast.
   std::vector<Value> call_values(const std::vector<Value>& callees, const std::vector<std::string>& arguments = {},
                                  int caller = -1);
+  /// Values a parameter receives from the repository's call sites of its function (by position
+  /// or keyword), found through an index of call sites by callee name.
+  std::vector<Value> parameter_flow(int function_scope, const std::string& name);
   /// Values of the argument at `position`, when the caller's text of it is known.
   std::vector<Value> passed_argument(const std::vector<std::string>& arguments, std::size_t position, int caller);
   std::vector<Value> returns_of(int function_scope);
@@ -87,6 +90,9 @@ class Resolver {
   std::unordered_set<std::string> packages_;
   std::unordered_map<std::string, std::vector<int>> by_suffix_;
   std::vector<std::vector<std::pair<std::string_view, int>>> binding_index_;
+  /// Calls with arguments, by the last name of the callee text: (module, reference index).
+  std::unordered_map<std::string, std::vector<std::pair<int, int>>> calls_by_name_;
+  bool calls_indexed_ = false;
 
   std::unordered_map<std::string, std::vector<Value>> memo_;
   std::unordered_set<std::string> in_progress_;
