@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "callgraph/dot.h"
+#include "cli/evidence_commands.h"
 #include "cli/exit_codes.h"
 #include "cli/explain.h"
 #include "planner/analyze.h"
@@ -110,6 +111,25 @@ int main(int argc, char** argv) {
   graph_cmd->add_option("--rev", rev, "commit to index")->capture_default_str();
   graph_cmd->add_option("--depth", depth, "edges to follow each way")->capture_default_str();
 
+  cli::EvidenceCommandOptions evidence;
+  std::vector<std::filesystem::path> evidence_files;
+  bool quiet = false;
+  auto* ingest_cmd = app.add_subcommand("ingest", "read evidence files (coverage, JUnit, traces, fastci JSONL) into the store");
+  ingest_cmd->add_option("files", evidence_files, "evidence files")->required()->check(CLI::ExistingFile);
+  ingest_cmd->add_option("--format", evidence.format,
+                         "auto, fastci-jsonl, coveragepy-sqlite, coveragepy-json, junit, nsys-sqlite, kineto, llvm-cov, gcov-json, lcov")
+      ->capture_default_str();
+  ingest_cmd->add_option("--store", evidence.store, "store URL (default: [tool.fastci] store, else REPO/.fastci/evidence.db)");
+  ingest_cmd->add_option("--root", evidence.root, "path prefix to strip from recorded paths (default: the repository)");
+  ingest_cmd->add_option("--run", evidence.run_name, "group these files into one named run (e.g. the CI job id)");
+  ingest_cmd->add_option("--commit", evidence.commit, "commit the evidence was recorded at, when the files do not say");
+  ingest_cmd->add_option("--runner", evidence.runner, "the machine or CI runner that recorded it");
+  ingest_cmd->add_flag("-q,--quiet", quiet, "print only errors");
+  auto* evidence_cmd = app.add_subcommand("evidence", "inspect the evidence store");
+  evidence_cmd->require_subcommand(1);
+  auto* stats_cmd = evidence_cmd->add_subcommand("stats", "counts of runs, tests, coverage, contexts and kernels");
+  stats_cmd->add_option("--store", evidence.store, "store URL (default: [tool.fastci] store, else REPO/.fastci/evidence.db)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -119,6 +139,9 @@ int main(int argc, char** argv) {
   try {
     if (explain_cmd->parsed()) return explain(repository, plan_file, test_id);
     if (graph_cmd->parsed()) return graph_dot(repository, rev, symbol, depth);
+    evidence.repository = repository;
+    if (ingest_cmd->parsed()) return cli::ingest_command(evidence, evidence_files, quiet);
+    if (stats_cmd->parsed()) return cli::evidence_stats_command(evidence);
   } catch (const std::exception& e) {
     std::cerr << "fastci: internal error: " << e.what() << "\n";
     return cli::kInternalError;

@@ -1,0 +1,78 @@
+#include "cli/evidence_commands.h"
+
+#include <iostream>
+
+#include "cli/exit_codes.h"
+#include "evidence/store/ingest_files.h"
+#include "evidence/store/sql_connection.h"
+#include "evidence/store/store.h"
+#include "planner/analyze.h"
+#include "planner/git_repository.h"
+
+namespace fastci::cli {
+
+std::string evidence_store_url(const EvidenceCommandOptions& options) {
+  if (!options.store.empty()) return options.store;
+  // The same store fastci-analyze reads: the configured one, else the default file.
+  if (auto repo = planner::GitRepository::open(options.repository); repo.ok())
+    if (auto head = (*repo)->resolve("HEAD"); head.ok())
+      if (auto config = planner::load_config(**repo, *head); config.ok() && !config->store.empty())
+        return config->store;
+  return "sqlite://" + evidence::Store::default_path(options.repository).string();
+}
+
+namespace {
+
+util::Result<std::unique_ptr<evidence::Store>> open_store(const EvidenceCommandOptions& options) {
+  std::string url = evidence_store_url(options);
+  if (url.starts_with("sqlite://")) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(url.substr(9)).parent_path(), ec);
+  }
+  return evidence::Store::open(url);
+}
+
+}  // namespace
+
+int ingest_command(const EvidenceCommandOptions& options, const std::vector<std::filesystem::path>& files,
+                   bool quiet) {
+  auto store = open_store(options);
+  if (!store.ok()) {
+    std::cerr << "fastci ingest: " << store.error().to_string() << "\n";
+    return kInputError;
+  }
+  evidence::IngestOptions ingest;
+  std::error_code ec;
+  ingest.root = options.root.empty() ? std::filesystem::absolute(options.repository, ec).lexically_normal().string()
+                                     : options.root;
+  if (!ingest.root.empty() && ingest.root.back() != '/') ingest.root += '/';
+  ingest.run_name = options.run_name;
+  ingest.commit = options.commit;
+  ingest.runner = options.runner;
+  auto summary = evidence::ingest_files(**store, files, options.format, ingest);
+  if (!summary.ok()) {
+    std::cerr << "fastci ingest: " << summary.error().to_string() << "\n";
+    return kUsageError;
+  }
+  std::string text = evidence::format_summary(*summary);
+  if (summary->failed() > 0) std::cerr << text;
+  else if (!quiet) std::cout << text;
+  return summary->failed() > 0 ? kInputError : kSuccess;
+}
+
+int evidence_stats_command(const EvidenceCommandOptions& options) {
+  auto store = open_store(options);
+  if (!store.ok()) {
+    std::cerr << "fastci evidence stats: " << store.error().to_string() << "\n";
+    return kInputError;
+  }
+  auto stats = (*store)->stats();
+  if (!stats.ok()) {
+    std::cerr << "fastci evidence stats: " << stats.error().to_string() << "\n";
+    return kInputError;
+  }
+  std::cout << "store: " << evidence::redact_url(evidence_store_url(options)) << "\n" << evidence::format_stats(*stats);
+  return kSuccess;
+}
+
+}  // namespace fastci::cli

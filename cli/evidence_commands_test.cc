@@ -1,0 +1,70 @@
+#include "cli/evidence_commands.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli/exit_codes.h"
+#include "evidence/store/store.h"
+
+namespace fastci::cli {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kData = fs::path(FASTCI_SHARED_DIR) / "data";
+
+class EvidenceCommands : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("fastci-cli-evidence-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    options_.repository = dir_;  // not a git repository: the default store file is used
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+  EvidenceCommandOptions options_;
+};
+
+TEST_F(EvidenceCommands, DefaultStoreIsTheFileTheAnalyzerReads) {
+  EXPECT_EQ(evidence_store_url(options_), "sqlite://" + evidence::Store::default_path(dir_).string());
+  options_.store = "postgresql://ci@db/evidence";
+  EXPECT_EQ(evidence_store_url(options_), "postgresql://ci@db/evidence");
+}
+
+TEST_F(EvidenceCommands, IngestsRealFilesAndCountsThem) {
+  if (!fs::exists(kData)) GTEST_SKIP() << kData << " is not here";
+  options_.run_name = "ci-1";
+  int rc = ingest_command(options_,
+                          {kData / "junit/pytest/deepspeed-v0.14.2-cpu.junit.xml",
+                           kData / "coverage/coveragepy/deepspeed-cpu.coverage.json"},
+                          /*quiet=*/true);
+  EXPECT_EQ(rc, kSuccess);
+  auto store = evidence::Store::open(evidence_store_url(options_));
+  ASSERT_TRUE(store.ok());
+  auto stats = (*store)->stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->runs, 1);       // one named run for both files
+  // The JUnit file's 43 test cases, which the coverage contexts name too; coverage.py's empty
+  // context (code run outside any test) is not a test.
+  EXPECT_EQ(stats->tests, 43);
+  EXPECT_EQ(stats->coverage_rows, 550);
+  EXPECT_EQ(evidence_stats_command(options_), kSuccess);
+}
+
+TEST_F(EvidenceCommands, ABadFileFailsTheCommandAndLeavesTheStoreAsItWas) {
+  fs::path bad = dir_ / "broken.xml";
+  { std::ofstream(bad) << "<testsuite><testcase name=\"a\""; }
+  EXPECT_EQ(ingest_command(options_, {bad}, true), kInputError);
+  auto store = evidence::Store::open(evidence_store_url(options_));
+  ASSERT_TRUE(store.ok());
+  auto stats = (*store)->stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->runs, 0);
+  EXPECT_EQ(stats->results, 0);
+}
+
+}  // namespace
+}  // namespace fastci::cli
