@@ -37,12 +37,12 @@ std::string explain_test(const json& plan, const std::string& test_id) {
       }
     }
     if (t->contains("overrides") && !(*t)["overrides"].empty())
-      out << "  overrides: " << (*t)["overrides"].dump() << "\n";
+      out << "  overrides: " << (*t)["overrides"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return out.str();
   }
   if (const json* t = find_in(plan, "pruned", test_id)) {
     out << test_id << ": PRUNED for " << range << "\n  " << t->value("reason", "") << "\n";
-    if (t->contains("kept_by")) out << "  stands in for it: " << (*t)["kept_by"].dump() << "\n";
+    if (t->contains("kept_by")) out << "  stands in for it: " << (*t)["kept_by"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return out.str();
   }
   if (const json* t = find_in(plan, "skipped", test_id)) {

@@ -45,7 +45,7 @@ int run(const planner::AnalyzeOptions& options, const Outputs& outputs, bool qui
     std::cerr << "fastci-analyze: " << plan.error().to_string() << "\n";
     return cli::kInputError;
   }
-  std::string json = planner::plan_to_json(*plan).dump(2) + "\n";
+  std::string json = planner::plan_to_json(*plan).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (int rc = write_or_complain(out, json); rc != cli::kSuccess) return rc;
   if (!report.empty())
     if (int rc = write_or_complain(report, planner::render_markdown_report(*plan)); rc != cli::kSuccess)

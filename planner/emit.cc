@@ -70,7 +70,7 @@ std::string github_matrix(const Plan& plan, int shards) {
   for (const auto& s : make_shards(plan, shards))
     include.push_back({{"shard", ++n}, {"gpus", s.gpus}, {"tests", s.tests},
                        {"predicted_seconds", static_cast<int>(s.predicted_seconds)}});
-  return nlohmann::json{{"include", include}}.dump() + "\n";
+  return nlohmann::json{{"include", include}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string gitlab_pipeline(const Plan& plan, int shards) {
@@ -80,7 +80,7 @@ std::string gitlab_pipeline(const Plan& plan, int shards) {
   auto all = make_shards(plan, shards);
   if (all.empty()) {
     // GitLab rejects an empty pipeline: one job says there is nothing to run.
-    out << "\nfastci-nothing-to-run:\n  stage: test\n  script:\n    - " << nlohmann::json("echo 'fastci: no test is affected'").dump()
+    out << "\nfastci-nothing-to-run:\n  stage: test\n  script:\n    - " << nlohmann::json("echo 'fastci: no test is affected'").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
         << "\n";
     return out.str();
   }
@@ -89,7 +89,7 @@ std::string gitlab_pipeline(const Plan& plan, int shards) {
     std::string command = "python -m pytest";
     for (const auto& t : s.tests) command += " " + shell_quote(t);
     out << "\nfastci-shard-" << ++n << ":\n  stage: test\n  variables:\n    FASTCI_GPUS: "
-        << nlohmann::json(std::to_string(s.gpus)).dump() << "\n  script:\n    - " << nlohmann::json(command).dump()
+        << nlohmann::json(std::to_string(s.gpus)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n  script:\n    - " << nlohmann::json(command).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
         << "\n";
   }
   return out.str();

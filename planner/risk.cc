@@ -35,7 +35,7 @@ std::string RiskWeights::to_json() const {
   for (std::size_t i = 0; i < RiskFeatures::kCount; ++i) j["weights"][RiskFeatures::names()[i]] = weights[i];
   j["bias"] = bias;
   j["model"] = "logistic";
-  return j.dump(2);
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 util::Result<RiskWeights> RiskWeights::from_json(std::string_view text) {

@@ -50,7 +50,7 @@ util::Status read_coveragepy_json(const std::filesystem::path& file, EvidenceSin
     if (meta.contains("timestamp") && meta["timestamp"].is_string()) run.started_at = meta["timestamp"];
     if (meta.contains("version") && meta["version"].is_string()) environment["coverage_version"] = meta["version"];
   }
-  run.environment = environment.dump();
+  run.environment = environment.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   sink.begin_run(run);
 
   bool show_contexts = meta.is_object() && meta.value("show_contexts", false);

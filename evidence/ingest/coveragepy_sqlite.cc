@@ -148,7 +148,7 @@ util::Status read_coveragepy_sqlite(const std::filesystem::path& file, EvidenceS
   nlohmann::json environment = nlohmann::json::object();
   if (meta.count("version")) environment["coverage_version"] = meta["version"];
   if (meta.count("sys_argv")) environment["coverage_command"] = meta["sys_argv"];
-  run.environment = environment.dump();
+  run.environment = environment.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   run.source_format = "coveragepy-sqlite";
   run.source_file = file.string();
   sink.begin_run(run);

@@ -180,7 +180,7 @@ class JsonlReader {
     }
     std::string collector = get_string(record, "collector");
     if (!collector.empty()) environment["collector"] = collector;
-    run.environment = environment.dump();
+    run.environment = environment.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     run.source_format = "fastci-jsonl";
     run.source_file = file_;
     sink_.begin_run(run);
@@ -203,7 +203,7 @@ class JsonlReader {
     if (auto knobs = record.find("knobs"); knobs != record.end() && !knobs->is_null()) {
       if (!knobs->is_object()) throw ShapeError{"'knobs' must be an object"};
       for (const auto& [knob, value] : knobs->items()) {
-        test.knobs[knob] = value.is_string() ? value.get<std::string>() : value.dump();
+        test.knobs[knob] = value.is_string() ? value.get<std::string>() : value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       }
     }
     test.message = get_string(record, "message").substr(0, kMaxMessage);

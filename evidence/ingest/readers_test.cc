@@ -8,6 +8,8 @@
 #include <fstream>
 #include <map>
 
+#include <sqlite3.h>
+
 #include "evidence/ingest/junit_xml.h"
 #include "evidence/ingest/reader.h"
 #include "evidence/store/ingest_files.h"
@@ -71,6 +73,21 @@ TEST_F(ReaderTest, CoveragePySqliteWithTestContexts) {
   auto comm = store_->tests_covering("deepspeed/comm/comm.py", {1, 100000}, true);
   ASSERT_TRUE(comm.ok());
   ASSERT_EQ(comm->size(), 1u);  // only import-time code ("" context) reached comm.py
+}
+
+TEST_F(ReaderTest, CoveragePySqliteWithNonUtf8TextIsReadNotThrown) {
+  // Found by the libFuzzer target: a meta value that is not UTF-8 made the JSON dump of the run's
+  // environment throw out of the reader.
+  fs::path copy = dir_ / "latin1.coverage";
+  fs::copy_file(kData / "coverage/coveragepy/deepspeed-cpu.coverage.sqlite", copy);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(copy.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE meta SET value = CAST(X'6361ff' AS TEXT) WHERE key = 'version'", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto summary = ingest(copy, "coveragepy-sqlite");
+  EXPECT_EQ(summary.tests, 44u);
 }
 
 TEST_F(ReaderTest, CoveragePySqliteTestFunctionContexts) {

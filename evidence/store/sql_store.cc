@@ -37,7 +37,7 @@ std::string strip_root(const std::string& text, const std::string& root) {
   return rest;
 }
 
-std::string to_json_array(const std::vector<std::string>& items) { return nlohmann::json(items).dump(); }
+std::string to_json_array(const std::vector<std::string>& items) { return nlohmann::json(items).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 std::vector<std::string> from_json_array(const std::string& text) {
   std::vector<std::string> items;

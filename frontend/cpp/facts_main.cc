@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
         std::cerr << "[" << done << "/" << total << "] " << path << "\n";
       });
   if (summary_only) {
-    std::cout << summary(units).dump(2) << "\n";
+    std::cout << summary(units).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;
   }
   nlohmann::json out = nlohmann::json::array();
@@ -112,6 +112,6 @@ int main(int argc, char** argv) {
     entry["seconds"] = unit.seconds;
     out.push_back(std::move(entry));
   }
-  std::cout << out.dump(2) << "\n";
+  std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return 0;
 }

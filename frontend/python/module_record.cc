@@ -162,7 +162,7 @@ std::string serialize(const ModuleRecord& record) {
             {"package", record.is_package},
             {"scopes", scopes},
             {"references", references}};
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 util::Result<ModuleRecord> deserialize(std::string_view bytes) {

@@ -125,6 +125,6 @@ int main(int argc, char** argv) {
   }
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [caller, callees] : graph) out[caller] = std::vector<std::string>(callees.begin(), callees.end());
-  std::printf("%s\n", out.dump(4).c_str());
+  std::printf("%s\n", out.dump(4, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   return 0;
 }

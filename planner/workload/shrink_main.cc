@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
       (proposal.test_id.find("release") != std::string::npos ? release : others).push_back(proposal);
     out["totals_release"] = workload::totals_json(release);
     out["totals_without_release"] = workload::totals_json(others);
-    std::cout << out.dump(2) << "\n";
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << workload::markdown_table(selected);
   }
