@@ -147,6 +147,11 @@ class Linker {
     }
     std::vector<std::pair<std::string, EdgeKind>> targets;
     call_targets(values, targets);
+    if (!reference.keep_unresolved) {
+      // e.g. __iter__ of a list or a tensor: only a repository hit is an edge.
+      std::erase_if(targets, [](const auto& t) { return t.first.starts_with("?"); });
+      if (targets.empty()) return;
+    }
     if (targets.empty()) targets.emplace_back("?" + reference.text, EdgeKind::call);
     for (const auto& [to, kind] : targets) {
       add(from, to, kind, reference.line);

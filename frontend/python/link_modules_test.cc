@@ -123,13 +123,24 @@ TEST_F(LinkingFixture, ParametersReceiveWhatCallSitesPass) {
   EXPECT_FALSE(has_edge(*facts_, p + "pkg.core.unwrap", p + "pkg.core.Block.forward", EdgeKind::call));
 }
 
+TEST_F(LinkingFixture, DecoratorsIterationAndDefaults) {
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.call_decorated", p + "pkg.core.logged.wrapper", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.call_decorated", p + "pkg.core.decorated_step", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.logged.wrapper", p + "pkg.core.decorated_step", EdgeKind::call));
+  // for step in Countdown(): __iter__, __next__, and what __next__ returns is called.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.iterate", p + "pkg.core.Countdown.__iter__", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.iterate", p + "pkg.core.Countdown.__next__", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.iterate", p + "pkg.util.helper_fn", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.with_default", p + "pkg.util.helper_fn", EdgeKind::call));
+}
+
 TEST_F(LinkingFixture, NoCallIsDropped) {
   // Every call reference becomes at least one edge.
   auto root = testing::source_root();
   auto records = testing::parse_folder(root, root / "tests/fixtures/python/linking");
   for (const auto& record : records) {
     for (const auto& reference : record.references) {
-      if (reference.kind != EdgeKind::call) continue;
+      if (reference.kind != EdgeKind::call || !reference.keep_unresolved) continue;
       std::string from = "py:" + record.scopes[reference.scope].qualified_name;
       bool found = false;
       for (const auto& file : facts_->files)

@@ -27,7 +27,7 @@ struct NameBinding {
     from_import,    ///< `from m import x [as y]`: target is the absolute module m, member is x
     alias,          ///< `X = Y.Z`: target is the raw dotted text of the value
     call_result,    ///< `x = F(a, b)`: target is the callee's dotted text, member "a,b" (see resolver)
-    parameter,      ///< a function parameter; target is the class its annotation names, if any
+    parameter,      ///< a function parameter; target: the class its annotation names; member: its default
     other,          ///< assigned something the linker cannot follow (it still shadows)
     star_import,    ///< `from m import *`: target is m; name is empty
   };

@@ -420,7 +420,25 @@ class ModuleParser {
     }
     if (std::strcmp(type, "for_statement") == 0) {
       TSNode left = field(node, "left");
-      if (!ts_node_is_null(left)) bind_unknown_targets(left, scope);
+      TSNode right = field(node, "right");
+      auto iterable = ts_node_is_null(right) ? std::nullopt : dotted_text(right);
+      if (iterable) {
+        // Iterating calls __iter__ and __next__ where the iterable is a repository object.
+        record_.references.push_back({scope, *iterable + ".__iter__", EdgeKind::call, line_of(right), false, -1, {}});
+        record_.references.push_back(
+            {scope, *iterable + ".__iter__().__next__", EdgeKind::call, line_of(right), false, -1, {}});
+      }
+      if (!ts_node_is_null(left) && is(left, "identifier") && iterable)
+        bind(scope, {std::string(text(left)), NameBinding::Kind::alias, *iterable, "@element", -1, line_of(left)});
+      else if (!ts_node_is_null(left))
+        bind_unknown_targets(left, scope);
+      return visit_children(node, scope);
+    }
+    if (std::strcmp(type, "yield") == 0) {
+      // What a generator yields is what iterating its result gives (see the "@element" binding).
+      TSNode value = ts_node_named_child(node, 0);
+      if (!ts_node_is_null(value) && record_.scopes[scope].kind == Scope::Kind::function)
+        if (auto yielded = value_text(value)) record_.scopes[scope].returns.push_back(*yielded);
       return visit_children(node, scope);
     }
     if (std::strcmp(type, "ERROR") == 0 || std::strcmp(type, "comment") == 0) return;
@@ -778,6 +796,7 @@ class ModuleParser {
     for (TSNode parameter : children(parameters)) {
       std::string name;
       std::string annotation;  // a class named by the parameter's annotation, if any
+      std::string default_value;  // dotted text of its default, if any
       bool required = false;
       if (is(parameter, "identifier")) {
         name = text(parameter);
@@ -797,7 +816,10 @@ class ModuleParser {
         if (!ts_node_is_null(n)) name = text(n);
         if (is(parameter, "typed_default_parameter")) annotation = annotated_class(field(parameter, "type"));
         TSNode value = field(parameter, "value");
-        if (!ts_node_is_null(value)) visit(value, outer);
+        if (!ts_node_is_null(value)) {
+          visit(value, outer);
+          default_value = dotted_text(value).value_or("");
+        }
       } else if (is(parameter, "list_splat_pattern") || is(parameter, "dictionary_splat_pattern")) {
         TSNode inner = ts_node_named_child(parameter, 0);
         if (!ts_node_is_null(inner)) name = text(inner);
@@ -809,7 +831,7 @@ class ModuleParser {
       Scope& s = record_.scopes[index];
       s.parameters.push_back(name);
       if (required) s.required_parameters.push_back(name);
-      bind(index, {name, NameBinding::Kind::parameter, annotation, "", -1, line_of(parameter)});
+      bind(index, {name, NameBinding::Kind::parameter, annotation, default_value, -1, line_of(parameter)});
     }
   }
 
@@ -843,6 +865,11 @@ class ModuleParser {
   /// applies first, which is also pytest's mark order.
   void apply_decorators(const std::vector<TSNode>& decorators, int scope, int decorated,
                         std::vector<Mark>& marks) {
+    // The decorated name is bound to what the decorators return, applied innermost first, to the
+    // function itself (written "@<scope index>", which no source text can be).
+    const std::string& name = record_.scopes[decorated].name;
+    std::string applied = "@" + std::to_string(decorated);
+    bool rebound = false;
     for (auto it = decorators.rbegin(); it != decorators.rend(); ++it) {
       TSNode expression = ts_node_named_child(*it, 0);
       if (ts_node_is_null(expression)) continue;
@@ -869,16 +896,28 @@ class ModuleParser {
           if (!ts_node_is_null(arguments)) read_fixture_arguments(arguments, s);
         }
       }
+      // @factory(args): the factory is called, then what it returns is applied to the function.
+      auto decorator_text = dotted_text(expression);
       RawReference reference;
       reference.scope = scope;
       reference.kind = EdgeKind::decorates;
       reference.line = line_of(*it);
-      reference.text = callee_text ? *callee_text : "<" + compact(text(expression), kMaxCalleeText) + ">";
+      reference.text = decorator_text ? *decorator_text
+                                      : "<" + compact(text(expression), kMaxCalleeText) + ">";
       reference.decorated = decorated;
+      if (decorator_text) reference.arguments = {applied};
       record_.references.push_back(std::move(reference));
-      if (!ts_node_is_null(arguments)) visit(arguments, scope);
-      if (callee_text && !ts_node_is_null(callee) && !is(callee, "identifier")) visit(callee, scope);
+      if (is(expression, "call")) {
+        call(expression, scope);
+      } else if (callee_text && !ts_node_is_null(callee) && !is(callee, "identifier")) {
+        visit(callee, scope);
+      }
+      if (decorator_text && applied.size() < 4 * kMaxCalleeText) {
+        applied = *decorator_text + "(" + applied + ")";
+        rebound = true;
+      }
     }
+    if (rebound) bind(scope, {name, NameBinding::Kind::alias, applied, "@decorated", -1, record_.scopes[decorated].line});
   }
 
   void read_fixture_arguments(TSNode arguments, Scope& scope) {

@@ -53,7 +53,8 @@ class Discovery {
     int module_scope = r_.global(m, 0);
     const Scope& s = r_.scope(module_scope);
     std::map<std::string, std::size_t> last;
-    for (std::size_t i = 0; i < s.bindings.size(); ++i) last[s.bindings[i].name] = i;
+    for (std::size_t i = 0; i < s.bindings.size(); ++i)
+      if (s.bindings[i].member != "@decorated") last[s.bindings[i].name] = i;  // still the definition
     std::vector<std::pair<std::size_t, std::string>> order;
     for (const auto& [name, index] : last) order.emplace_back(index, name);
     std::sort(order.begin(), order.end());

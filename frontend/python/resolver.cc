@@ -1,6 +1,7 @@
 #include "frontend/python/resolver.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace fastci::frontend::python {
 namespace {
@@ -240,8 +241,16 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
       v.text = b.target.empty() ? b.member : b.target + "." + b.member;
       return {v};
     }
-    case NameBinding::Kind::alias:
-      return resolve(b.target, global_scope);
+    case NameBinding::Kind::alias: {
+      auto values = resolve(b.target, global_scope);
+      if (b.member == "@element") return element_values(b.target, values, global_scope);
+      if (b.member == "@decorated") {
+        // What a decorator returns matters when it is repository code (a wrapper that calls the
+        // function); torch.no_grad()(f) and friends add nothing to the function itself.
+        std::erase_if(values, [](const Value& v) { return v.kind == Value::Kind::external; });
+      }
+      return values;
+    }
     case NameBinding::Kind::call_result:
       return resolve(b.target + "(" + b.member + ")", global_scope);
     case NameBinding::Kind::parameter: {
@@ -261,6 +270,8 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
             append_unique(out, v);
           }
         }
+        if (!b.member.empty())  // the default, evaluated where the function is defined
+          for (const auto& v : resolve(b.member, parent)) append_unique(out, v);
         if (s.kind == Scope::Kind::function)
           for (const auto& v : parameter_flow(global_scope, b.name)) append_unique(out, v);
         return out;
@@ -345,6 +356,17 @@ std::vector<Value> Resolver::resolve_uncached(const std::string& text, int globa
     }
     if (values.empty()) return {};
     if (head.suffixes.size() > 1) return {};
+  } else if (head.name.size() > 1 && head.name[0] == '@') {
+    // "@<local scope index>": a definition itself, before its decorators (see parse_module).
+    int local = std::atoi(head.name.c_str() + 1);
+    int m = module_of(global_scope);
+    if (local <= 0 || local >= static_cast<int>(modules_[m].scopes.size())) return {};
+    Value v;
+    v.id = global(m, local);
+    v.kind = scope(v.id).kind == Scope::Kind::class_ ? Value::Kind::class_ : Value::Kind::function;
+    values = {v};
+    for (std::size_t k = 0; k < head.suffixes.size() && !values.empty(); ++k)
+      values = head.suffixes[k] == '(' ? call_values(values, head.arguments[k], global_scope) : std::vector<Value>{};
   } else {
     values = lookup(global_scope, head.name);
     std::string element = head.name;  // d, then d[] (what d holds), d[][] while only subscripts follow
@@ -450,18 +472,34 @@ std::vector<Value> Resolver::class_attribute(int class_scope, const std::string&
 std::vector<Value> Resolver::class_attribute_uncached(int class_scope, const std::string& name, bool instance,
                                                       bool exact, bool skip_first) {
   std::vector<Value> out;
+  if (instance && !exact) {
+    // self.x in a base class may be what a subclass assigned (self.child = self.func2 in B).
+    std::vector<int> queue(subclasses(class_scope).begin(), subclasses(class_scope).end());
+    std::unordered_set<int> seen(queue.begin(), queue.end());
+    for (std::size_t k = 0; k < queue.size() && k < 256; ++k) {
+      for (const auto& attribute : scope(queue[k]).instance_attributes)
+        if (attribute.name == name)
+          for (const auto& v : binding_values(global(module_of(queue[k]), attribute.scope), attribute))
+            append_unique(out, v);
+      for (int sub : subclasses(queue[k]))
+        if (seen.insert(sub).second) queue.push_back(sub);
+    }
+  }
   const auto& order = mro(class_scope);
   for (std::size_t i = skip_first ? 1 : 0; i < order.size(); ++i) {
     int c = order[i];
     const Scope& s = scope(c);
     bool hit = false;
     if (instance) {
-      for (const auto& attribute : s.instance_attributes) {
-        if (attribute.name != name) continue;
-        hit = true;
-        for (const auto& v : binding_values(global(module_of(c), attribute.scope), attribute))
-          append_unique(out, v);
-      }
+      // Attributes assigned on self by any class of the hierarchy live on the one instance.
+      for (std::size_t k = i; k < order.size(); ++k)
+        for (const auto& attribute : scope(order[k]).instance_attributes) {
+          if (attribute.name != name) continue;
+          hit = true;
+          for (const auto& v : binding_values(global(module_of(order[k]), attribute.scope), attribute))
+            append_unique(out, v);
+        }
+      if (hit) return out;
     }
     auto bindings = bindings_named(c, name);
     for (const NameBinding* b : bindings) {
@@ -497,7 +535,7 @@ std::vector<Value> Resolver::parameter_flow(int function_scope, const std::strin
     for (int m = 0; m < static_cast<int>(modules_.size()); ++m)
       for (int r = 0; r < static_cast<int>(modules_[m].references.size()); ++r) {
         const RawReference& ref = modules_[m].references[r];
-        if (ref.kind != EdgeKind::call || ref.arguments.empty()) continue;
+        if ((ref.kind != EdgeKind::call && ref.kind != EdgeKind::decorates) || ref.arguments.empty()) continue;
         std::size_t dot = ref.text.rfind('.');
         std::string last = ref.text.substr(dot == std::string::npos ? 0 : dot + 1);
         if (last.empty() || last.back() == ')' || last.back() == ']') continue;
@@ -537,8 +575,15 @@ std::vector<Value> Resolver::parameter_flow(int function_scope, const std::strin
       int offset = -1;
       for (const auto& v : resolve(ref.text, caller)) {
         if (v.kind == Value::Kind::function && v.id == function_scope) {
-          // obj.method(a): the receiver fills the first parameter.
-          offset = method && ref.text.find('.') != std::string::npos ? 1 : 0;
+          // obj.method(a) and a bound method passed around: the receiver fills the first parameter;
+          // Class.method(obj, a) is the one unbound form.
+          offset = method ? 1 : 0;
+          if (method && !f.is_classmethod) {
+            std::size_t dot = ref.text.rfind('.');
+            if (dot != std::string::npos)
+              for (const auto& owner : resolve(ref.text.substr(0, dot), caller))
+                if (owner.kind == Value::Kind::class_) offset = 0;
+          }
         } else if (v.kind == Value::Kind::class_ && f.name == "__init__" && in_class) {
           Value exact = v;
           exact.exact = true;
@@ -563,6 +608,23 @@ std::vector<Value> Resolver::parameter_flow(int function_scope, const std::strin
   }
   in_progress_.erase(key);
   memo_[key] = out;
+  return out;
+}
+
+std::vector<Value> Resolver::element_values(const std::string& iterable, const std::vector<Value>& values,
+                                            int global_scope) {
+  std::vector<Value> out;
+  if (iterable.find_first_of(".([") == std::string::npos)
+    for (const auto& v : lookup(global_scope, iterable + "[]")) append_unique(out, v);  // a literal's elements
+  for (const auto& v : values) {
+    if (v.kind == Value::Kind::instance) {
+      // for x in obj: x is what obj.__iter__().__next__() returns.
+      auto iterators = call_values(attribute({v}, "__iter__"));
+      for (const auto& next : call_values(attribute(iterators, "__next__"))) append_unique(out, next);
+    } else if (v.kind == Value::Kind::function || v.kind == Value::Kind::class_) {
+      append_unique(out, v);  // what a generator yields, or a class in a tuple of classes
+    }
+  }
   return out;
 }
 
@@ -628,10 +690,13 @@ std::vector<Value> Resolver::returns_of(int function_scope) {
   in_progress_.insert(key);
   std::vector<Value> out;
   const Scope& f = scope(function_scope);
+  bool method = scope(global(module_of(function_scope), f.parent)).kind == Scope::Kind::class_ && !f.is_staticmethod;
   for (const auto& text : f.returns) {
     // A returned parameter is the argument of each call site (call_values follows it there);
     // the union over all call sites would make every caller receive every other caller's value.
-    if (std::find(f.parameters.begin(), f.parameters.end(), text) != f.parameters.end()) continue;
+    // `return self` is the receiver, which resolves without call sites.
+    bool receiver = method && !f.parameters.empty() && text == f.parameters.front();
+    if (!receiver && std::find(f.parameters.begin(), f.parameters.end(), text) != f.parameters.end()) continue;
     for (const auto& v : resolve(text, function_scope)) append_unique(out, v);
   }
   in_progress_.erase(key);

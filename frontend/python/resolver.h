@@ -75,6 +75,8 @@ class Resolver {
   /// Values a parameter receives from the repository's call sites of its function (by position
   /// or keyword), found through an index of call sites by callee name.
   std::vector<Value> parameter_flow(int function_scope, const std::string& name);
+  /// What `for x in iterable` binds x to, given the iterable's values.
+  std::vector<Value> element_values(const std::string& iterable, const std::vector<Value>& values, int global_scope);
   /// Values of the argument at `position`, when the caller's text of it is known.
   std::vector<Value> passed_argument(const std::vector<std::string>& arguments, std::size_t position, int caller);
   std::vector<Value> returns_of(int function_scope);
