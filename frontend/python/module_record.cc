@@ -156,20 +156,23 @@ std::string serialize(const ModuleRecord& record) {
   for (const auto& r : record.references)
     references.push_back(json::array({r.scope, r.text, to_string(r.kind), r.line,
                                       r.keep_unresolved, r.decorated, r.arguments}));
-  json j = {{"format", "fastci-python-module/2"},
+  json j = {{"format", "fastci-python-module/3"},
             {"facts", to_json(record.facts)},
             {"module", record.module_name},
             {"package", record.is_package},
             {"scopes", scopes},
             {"references", references}};
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // MessagePack: about twice as fast to read back as JSON text, and it keeps bytes that are not
+  // UTF-8 as they are.
+  std::vector<std::uint8_t> bytes = json::to_msgpack(j);
+  return std::string(bytes.begin(), bytes.end());
 }
 
 util::Result<ModuleRecord> deserialize(std::string_view bytes) {
-  json j = json::parse(bytes.begin(), bytes.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return util::Error{"cached Python module record is not valid JSON"};
+  json j = json::from_msgpack(bytes.begin(), bytes.end(), /*strict=*/true, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return util::Error{"cached Python module record is not valid MessagePack"};
   try {
-    if (j.at("format") != "fastci-python-module/2")
+    if (j.at("format") != "fastci-python-module/3")
       return util::Error{"cached Python module record has an unknown format"};
     ModuleRecord record;
     auto facts = file_facts_from_json(j.at("facts"));

@@ -112,7 +112,7 @@ struct ModuleRecord {
   std::vector<RawReference> references;
 };
 
-/// Cache form of a record (JSON).
+/// Cache form of a record (MessagePack).
 std::string serialize(const ModuleRecord& record);
 /// Reads what serialize wrote; fails with a message on anything else.
 util::Result<ModuleRecord> deserialize(std::string_view bytes);

@@ -565,9 +565,24 @@ std::vector<Value> Resolver::parameter_flow(int function_scope, const std::strin
   const std::string& callee_name = in_class && f.name == "__init__" ? scope(parent).name : f.name;
   std::vector<Value> out;
   std::vector<std::pair<int, int>> candidates;
-  for (const std::string& bucket : {callee_name, std::string()})
-    if (auto sites = calls_by_name_.find(bucket); sites != calls_by_name_.end())
-      candidates.insert(candidates.end(), sites->second.begin(), sites->second.end());
+  if (auto sites = calls_by_name_.find(callee_name); sites != calls_by_name_.end())
+    candidates = sites->second;
+  if (!parameter_calls_resolved_ && !resolving_parameter_calls_) {
+    // Calls of parameters (callback(x)) are resolved once and indexed by the functions they may
+    // call; scanning them for every parameter costs O(parameters x calls). Flow through a callback
+    // into another callback while this index is being built is not followed.
+    resolving_parameter_calls_ = true;
+    if (auto sites = calls_by_name_.find(""); sites != calls_by_name_.end())
+      for (auto [m, r] : sites->second) {
+        const RawReference& ref = modules_[m].references[r];
+        for (const auto& v : resolve(ref.text, global(m, ref.scope)))
+          if (v.kind == Value::Kind::function) parameter_calls_by_target_[v.id].emplace_back(m, r);
+      }
+    resolving_parameter_calls_ = false;
+    parameter_calls_resolved_ = true;
+  }
+  if (auto sites = parameter_calls_by_target_.find(function_scope); sites != parameter_calls_by_target_.end())
+    candidates.insert(candidates.end(), sites->second.begin(), sites->second.end());
   {
     for (auto [m, r] : candidates) {
       const RawReference& ref = modules_[m].references[r];

@@ -95,6 +95,10 @@ class Resolver {
   /// Calls with arguments, by the last name of the callee text: (module, reference index).
   std::unordered_map<std::string, std::vector<std::pair<int, int>>> calls_by_name_;
   bool calls_indexed_ = false;
+  /// Calls of parameters, by the function scopes they may call (built once, on first need).
+  std::unordered_map<int, std::vector<std::pair<int, int>>> parameter_calls_by_target_;
+  bool parameter_calls_resolved_ = false;
+  bool resolving_parameter_calls_ = false;
 
   std::unordered_map<std::string, std::vector<Value>> memo_;
   std::unordered_set<std::string> in_progress_;
