@@ -10,6 +10,7 @@
 #include "cli/exit_codes.h"
 #include "cli/explain.h"
 #include "planner/analyze.h"
+#include "planner/replay.h"
 #include "util/file.h"
 
 namespace {
@@ -89,6 +90,35 @@ int graph_dot(const std::string& repository, const std::string& rev, const std::
   return cli::kSuccess;
 }
 
+int replay_history(const std::string& file, const std::vector<std::string>& names, const std::string& state_dir,
+                   unsigned threads) {
+  std::vector<planner::ReplayStrategy> strategies;
+  for (const auto& name : names) {
+    auto strategy = planner::replay_strategy_named(name);
+    if (!strategy) {
+      std::cerr << "fastci replay: unknown strategy '" << name
+                << "' (run-all, file-level, coverage-only, fastci-select, fastci-prune, fastci-prioritize)\n";
+      return cli::kUsageError;
+    }
+    strategies.push_back(*strategy);
+  }
+  auto history = planner::load_history(file);
+  if (!history.ok()) {
+    std::cerr << "fastci replay: " << history.error().to_string() << "\n";
+    return cli::kInputError;
+  }
+  planner::ReplayOptions options;
+  options.state_dir = state_dir;
+  options.threads = threads;
+  auto reports = planner::replay(*history, strategies, options);
+  if (!reports.ok()) {
+    std::cerr << "fastci replay: " << reports.error().to_string() << "\n";
+    return cli::kInputError;
+  }
+  std::cout << planner::format_replay(*history, *reports);
+  return cli::kSuccess;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -130,6 +160,20 @@ int main(int argc, char** argv) {
   auto* stats_cmd = evidence_cmd->add_subcommand("stats", "counts of runs, tests, coverage, contexts and kernels");
   stats_cmd->add_option("--store", evidence.store, "store URL (default: [tool.fastci] store, else REPO/.fastci/evidence.db)");
 
+  std::string history_file, state_dir;
+  std::vector<std::string> strategy_names = {"run-all",      "file-level",   "coverage-only",
+                                             "fastci-select", "fastci-prune", "fastci-prioritize"};
+  unsigned threads = 2;
+  auto* replay_cmd = app.add_subcommand("replay", "re-plan a recorded history with several strategies and compare them");
+  replay_cmd->add_option("--history", history_file, "history.json (format fastci-history/1, docs/replay.md)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  replay_cmd->add_option("--strategy", strategy_names, "strategies, in the order to report them")
+      ->delimiter(',')
+      ->capture_default_str();
+  replay_cmd->add_option("--state-dir", state_dir, "index cache folder (default REPOSITORY/.fastci)");
+  replay_cmd->add_option("--threads", threads, "parser threads")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -142,6 +186,7 @@ int main(int argc, char** argv) {
     evidence.repository = repository;
     if (ingest_cmd->parsed()) return cli::ingest_command(evidence, evidence_files, quiet);
     if (stats_cmd->parsed()) return cli::evidence_stats_command(evidence);
+    if (replay_cmd->parsed()) return replay_history(history_file, strategy_names, state_dir, threads);
   } catch (const std::exception& e) {
     std::cerr << "fastci: internal error: " << e.what() << "\n";
     return cli::kInternalError;

@@ -488,7 +488,6 @@ std::vector<Value> Resolver::class_attribute_uncached(int class_scope, const std
   const auto& order = mro(class_scope);
   for (std::size_t i = skip_first ? 1 : 0; i < order.size(); ++i) {
     int c = order[i];
-    const Scope& s = scope(c);
     bool hit = false;
     if (instance) {
       // Attributes assigned on self by any class of the hierarchy live on the one instance.

@@ -65,3 +65,42 @@ def test_evidence_narrows_the_static_plan_exactly(tmp_path):
 
     why = run(FASTCI, "--repo", str(repo), "explain", "tests/unit/test_model.py::test_forward_keeps_shape[0]")
     assert "SKIPPED" in why
+
+
+def test_replay_compares_strategies_on_the_example_with_evidence(tmp_path):
+    repo = tmp_path / "repo"
+    run(os.path.join(ROOT, "scripts", "make_example_repo.sh"), str(repo))
+    run("git", "-C", str(repo), "checkout", "-q", "base")
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "scripts"))
+    evidence = tmp_path / "evidence"
+    run(sys.executable, "-m", "pytest", "-q", "-p", "fastci_pytest", f"--fastci-evidence={evidence}",
+        "-p", "no:cacheprovider", "tests", cwd=repo, env=env)
+    store = tmp_path / "evidence.db"
+    run(FASTCI, "--repo", str(repo), "ingest", "--store", f"sqlite://{store}", *map(str, evidence.glob("*.jsonl")))
+
+    # The change breaks one router test; every test takes 10 s on one GPU of a 2-GPU cluster.
+    collected = run(sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider", "tests",
+                    cwd=repo, env=env)
+    ids = [line for line in collected.splitlines() if "::" in line]
+    assert len(ids) == 17
+    failing = "tests/unit/test_router.py::TestTopKRouter::test_route_picks_largest[2]"
+    history = {
+        "format": "fastci-history/1", "repository": "repo", "evidence_store": "evidence.db", "cluster_gpus": 2,
+        "commits": [{"commit": "change", "base": "base",
+                     "results": [{"id": i, "outcome": "failed" if i == failing else "passed", "seconds": 10,
+                                  "gpus": 1} for i in ids]}],
+    }
+    (tmp_path / "history.json").write_text(json.dumps(history))
+    out = run(FASTCI, "replay", "--history", str(tmp_path / "history.json"), "--state-dir", str(tmp_path / "state"),
+              "--strategy", "run-all,coverage-only,fastci-select,fastci-prioritize")
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+            for line in out.splitlines() if line.startswith("| ") and "/" in line.split("|")[2]}
+    # tests run, latency (h), GPU-hours, failures caught, APFD, APFDc, coverage retention
+    assert rows["run-all"][0] == "17 / 17" and rows["run-all"][3] == "1 / 1"
+    # Four tests ran the changed line at base; the smoke test is fastci's always-run rule.
+    assert rows["coverage-only"][0] == "4 / 17" and rows["coverage-only"][3] == "1 / 1"
+    assert rows["fastci-select"][0] == "5 / 17" and rows["fastci-select"][3] == "1 / 1"
+    for name in ("coverage-only", "fastci-select", "fastci-prioritize"):
+        assert rows[name][6] == "1.000", (name, rows[name])
+    assert rows["run-all"][1] == "0.025"      # 90 s
+    assert rows["fastci-select"][1] == "0.008"  # 3 rounds of 10 s on 2 GPUs

@@ -1,0 +1,351 @@
+#include "planner/replay.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <deque>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "evidence/store/store.h"
+#include "planner/analyze.h"
+#include "planner/git_repository.h"
+#include "util/file.h"
+
+namespace fastci::planner {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string file_of(const std::string& test_id) { return test_id.substr(0, test_id.find("::")); }
+
+bool is_python(const std::string& path) { return path.ends_with(".py"); }
+
+/// Changed lines of each file on the base side, with pure insertions kept as the line before them
+/// (what the code around an insertion covered is what an insertion may affect).
+std::map<std::string, std::set<int>> changed_base_lines(const std::vector<FileDiff>& diffs) {
+  std::map<std::string, std::set<int>> out;
+  for (const auto& d : diffs) {
+    if (d.old_path.empty()) continue;
+    auto& lines = out[d.old_path];
+    for (int line : d.old_lines) lines.insert(line);
+    for (const auto& h : d.hunks)
+      if (h[1] == 0) lines.insert(std::max(1, h[0]));
+  }
+  return out;
+}
+
+/// Per test: the changed (file, line) pairs its recorded coverage touches.
+using CoveredLines = std::map<std::string, std::set<std::pair<std::string, int>>>;
+
+util::Result<CoveredLines> covered_changed_lines(evidence::Store& store,
+                                                 const std::map<std::string, std::set<int>>& changed) {
+  CoveredLines out;
+  for (const auto& [path, lines] : changed) {
+    if (lines.empty()) continue;
+    auto hits = store.tests_covering(path, {*lines.begin(), *lines.rbegin()});
+    if (!hits.ok()) return hits.error();
+    for (const auto& hit : *hits)
+      for (const auto& [first, last] : hit.lines)
+        for (int line = first; line <= last; ++line)
+          if (lines.count(line)) out[hit.test_id].insert({path, line});
+  }
+  return out;
+}
+
+/// What one commit's strategies share: the diff, and coverage of the changed lines.
+struct CommitContext {
+  const RecordedCommit* recorded = nullptr;
+  std::string head;  ///< the recorded commit, resolved to its id
+  std::vector<FileDiff> diffs;
+  std::optional<CoveredLines> covered;  ///< set when an evidence store is there
+};
+
+struct Decision {
+  std::vector<std::string> order;
+  std::string note;
+};
+
+std::vector<std::string> all_ids(const RecordedCommit& commit) {
+  std::vector<std::string> ids;
+  for (const auto& r : commit.results) ids.push_back(r.test_id);
+  return ids;
+}
+
+/// tests_fetcher-style: test files whose module imports (transitively) a changed module.
+util::Result<Decision> file_level(const History& history, const CommitContext& context, const ReplayOptions& options) {
+  const RecordedCommit& commit = *context.recorded;
+  for (const auto& d : context.diffs) {
+    const std::string& path = d.new_path.empty() ? d.old_path : d.new_path;
+    if (!is_python(path)) return Decision{all_ids(commit), "a non-Python file changed: everything runs"};
+    if (d.status == FileStatus::deleted) return Decision{all_ids(commit), "a module was deleted: everything runs"};
+  }
+  auto repo = GitRepository::open(history.repository);
+  if (!repo.ok()) return repo.error();
+  AnalyzeOptions analyze_options;
+  analyze_options.repository = history.repository;
+  analyze_options.state_dir = options.state_dir;
+  analyze_options.threads = options.threads;
+  analyze_options.show_progress = false;
+  auto cache = open_index_cache(analyze_options);
+  if (!cache.ok()) return cache.error();
+  auto index = index_commit(**repo, context.head, **cache, analyze_options);
+  if (!index.ok()) return index.error();
+  const auto& graph = index->graph;
+  std::set<std::string> impacted;
+  std::deque<callgraph::VertexId> queue;
+  std::set<callgraph::VertexId> seen;
+  for (const auto& d : context.diffs) {
+    impacted.insert(d.new_path);
+    for (auto v : graph.symbols_in_file(d.new_path))
+      if (graph.vertex(v).symbol.kind == frontend::SymbolKind::module && seen.insert(v).second) queue.push_back(v);
+  }
+  while (!queue.empty()) {
+    auto v = queue.front();
+    queue.pop_front();
+    impacted.insert(graph.vertex(v).symbol.file);
+    for (const auto& e : graph.dependents(v))
+      if (e.kind == frontend::EdgeKind::import && seen.insert(e.from).second) queue.push_back(e.from);
+  }
+  Decision out;
+  for (const auto& r : commit.results)
+    if (impacted.count(file_of(r.test_id))) out.order.push_back(r.test_id);
+  return out;
+}
+
+/// testmon-style: tests whose recorded coverage touches a changed line, and tests whose file changed.
+Decision coverage_only(const CommitContext& context) {
+  const RecordedCommit& commit = *context.recorded;
+  if (!context.covered) return Decision{all_ids(commit), "no evidence store: everything runs"};
+  std::set<std::string> changed_files;
+  for (const auto& d : context.diffs) {
+    if (!d.new_path.empty()) changed_files.insert(d.new_path);
+    const std::string& path = d.new_path.empty() ? d.old_path : d.new_path;
+    if (!is_python(path)) return Decision{all_ids(commit), "a non-Python file changed: everything runs"};
+  }
+  Decision out;
+  for (const auto& r : commit.results)
+    if (context.covered->count(r.test_id) || changed_files.count(file_of(r.test_id))) out.order.push_back(r.test_id);
+  return out;
+}
+
+util::Result<Decision> fastci(const History& history, const CommitContext& context, ReplayStrategy strategy,
+                              const ReplayOptions& options) {
+  AnalyzeOptions o;
+  o.repository = history.repository;
+  o.base = context.recorded->base;
+  o.head = context.recorded->commit;
+  o.state_dir = options.state_dir;
+  o.threads = options.threads;
+  o.show_progress = false;
+  o.evidence_store = history.evidence_store;
+  o.use_evidence = !history.evidence_store.empty();
+  o.prioritize.cluster_gpus = history.cluster_gpus;
+  o.prioritize.prune = strategy == ReplayStrategy::fastci_select ? PruneMode::off : PruneMode::safe;
+  o.prioritize.order_by_risk = strategy == ReplayStrategy::fastci_prioritize;
+  auto plan = analyze(o);
+  if (!plan.ok()) return plan.error();
+  Decision out;
+  for (const auto& entry : plan->prioritized.ordered) out.order.push_back(entry.selected.test.id);
+  if (plan->widened()) out.note = "selection widened (see the plan)";
+  return out;
+}
+
+std::optional<double> retention(const CommitContext& context, const std::vector<std::string>& order) {
+  if (!context.covered) return std::nullopt;
+  std::set<std::pair<std::string, int>> by_all, by_plan;
+  std::set<std::string> recorded;
+  for (const auto& r : context.recorded->results) recorded.insert(r.test_id);
+  for (const auto& [test, lines] : *context.covered)
+    if (recorded.count(test)) by_all.insert(lines.begin(), lines.end());
+  for (const auto& id : order)
+    if (auto it = context.covered->find(id); it != context.covered->end()) by_plan.insert(it->second.begin(), it->second.end());
+  if (by_all.empty()) return std::nullopt;
+  return static_cast<double>(by_plan.size()) / static_cast<double>(by_all.size());
+}
+
+util::Error history_error(const std::filesystem::path& file, const std::string& what) {
+  return util::Error{what, file.string()};
+}
+
+}  // namespace
+
+const char* to_string(ReplayStrategy strategy) {
+  switch (strategy) {
+    case ReplayStrategy::run_all: return "run-all";
+    case ReplayStrategy::file_level: return "file-level";
+    case ReplayStrategy::coverage_only: return "coverage-only";
+    case ReplayStrategy::fastci_select: return "fastci-select";
+    case ReplayStrategy::fastci_prune: return "fastci-prune";
+    case ReplayStrategy::fastci_prioritize: return "fastci-prioritize";
+  }
+  return "unknown";
+}
+
+std::optional<ReplayStrategy> replay_strategy_named(const std::string& name) {
+  for (auto s : {ReplayStrategy::run_all, ReplayStrategy::file_level, ReplayStrategy::coverage_only,
+                 ReplayStrategy::fastci_select, ReplayStrategy::fastci_prune, ReplayStrategy::fastci_prioritize})
+    if (name == to_string(s)) return s;
+  return std::nullopt;
+}
+
+util::Result<History> load_history(const std::filesystem::path& file) {
+  auto text = util::read_file(file);
+  if (!text.ok()) return text.error();
+  json j = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return history_error(file, "not a JSON object");
+  if (j.value("format", "") != "fastci-history/1")
+    return history_error(file, "expected \"format\": \"fastci-history/1\"");
+  History h;
+  auto folder = file.parent_path();
+  if (!j.contains("repository") || !j["repository"].is_string())
+    return history_error(file, "expected \"repository\": the path of the git repository");
+  h.repository = folder / j["repository"].get<std::string>();
+  if (j.contains("evidence_store") && j["evidence_store"].is_string()) {
+    std::string store = j["evidence_store"].get<std::string>();
+    // A relative SQLite path is relative to the history file, like the repository.
+    if (!store.empty() && store.find("://") == std::string::npos) store = "sqlite://" + (folder / store).string();
+    h.evidence_store = store;
+  }
+  h.cluster_gpus = j.value("cluster_gpus", 8);
+  if (!j.contains("commits") || !j["commits"].is_array()) return history_error(file, "expected \"commits\": [...]");
+  for (std::size_t i = 0; i < j["commits"].size(); ++i) {
+    const auto& c = j["commits"][i];
+    std::string where = "commits[" + std::to_string(i) + "]";
+    if (!c.is_object() || !c.contains("commit") || !c["commit"].is_string())
+      return history_error(file, where + ": expected \"commit\"");
+    RecordedCommit commit;
+    commit.commit = c["commit"].get<std::string>();
+    commit.base = c.value("base", commit.commit + "~1");
+    if (!c.contains("results") || !c["results"].is_array())
+      return history_error(file, where + ": expected \"results\": [{\"id\", \"outcome\", \"seconds\", \"gpus\"}]");
+    for (const auto& r : c["results"]) {
+      if (!r.is_object() || !r.contains("id") || !r["id"].is_string() || !r.contains("outcome"))
+        return history_error(file, where + ": a result needs \"id\" and \"outcome\"");
+      commit.results.push_back({r["id"].get<std::string>(), r["outcome"].get<std::string>(), r.value("seconds", 0.0),
+                                r.value("gpus", 1)});
+    }
+    h.commits.push_back(std::move(commit));
+  }
+  return h;
+}
+
+util::Result<std::vector<ReplayReport>> replay(const History& history, const std::vector<ReplayStrategy>& strategies,
+                                               const ReplayOptions& options) {
+  auto repo = GitRepository::open(history.repository);
+  if (!repo.ok()) return repo.error();
+  std::unique_ptr<evidence::Store> store;
+  if (!history.evidence_store.empty()) {
+    auto opened = evidence::Store::open(history.evidence_store);
+    if (!opened.ok()) return opened.error();
+    store = std::move(*opened);
+  }
+  std::vector<ReplayReport> reports;
+  for (auto s : strategies) reports.push_back({s, {}});
+  for (const auto& commit : history.commits) {
+    auto base = (*repo)->resolve(commit.base);
+    if (!base.ok()) return base.error();
+    auto head = (*repo)->resolve(commit.commit);
+    if (!head.ok()) return head.error();
+    CommitContext context;
+    context.recorded = &commit;
+    context.head = *head;
+    auto diffs = (*repo)->diff(*base, *head);
+    if (!diffs.ok()) return diffs.error();
+    context.diffs = std::move(*diffs);
+    if (store) {
+      auto covered = covered_changed_lines(*store, changed_base_lines(context.diffs));
+      if (!covered.ok()) return covered.error();
+      context.covered = std::move(*covered);
+    }
+    for (auto& report : reports) {
+      auto start = Clock::now();
+      util::Result<Decision> decision = Decision{};
+      switch (report.strategy) {
+        case ReplayStrategy::run_all: decision = Decision{all_ids(commit), ""}; break;
+        case ReplayStrategy::file_level: decision = file_level(history, context, options); break;
+        case ReplayStrategy::coverage_only: decision = coverage_only(context); break;
+        default: decision = fastci(history, context, report.strategy, options); break;
+      }
+      if (!decision.ok()) return decision.error();
+      ReplayRow row;
+      row.commit = commit.commit;
+      row.analysis_seconds = report.strategy == ReplayStrategy::run_all ? 0 : seconds_since(start);
+      row.metrics = measure_order(decision->order, commit.results, history.cluster_gpus);
+      row.coverage_retention = retention(context, decision->order);
+      row.note = decision->note;
+      report.rows.push_back(std::move(row));
+    }
+  }
+  return reports;
+}
+
+namespace {
+
+std::string fixed(double value, int digits) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(digits);
+  out << value;
+  return out.str();
+}
+
+std::string optional_fixed(const std::optional<double>& value, int digits) {
+  return value ? fixed(*value, digits) : "-";
+}
+
+}  // namespace
+
+std::string format_replay(const History& history, const std::vector<ReplayReport>& reports) {
+  std::ostringstream out;
+  out << "Replay of " << history.commits.size() << " commits on " << history.cluster_gpus << " GPUs\n\n"
+      << "| strategy | tests run | latency (h) | GPU-hours | failures caught | mean APFD | mean APFDc | "
+         "coverage retention | analysis (s) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& report : reports) {
+    std::size_t run = 0, total = 0;
+    double latency = 0, gpu_hours = 0, analysis = 0, apfd = 0, apfd_cost = 0, kept = 0;
+    int caught = 0, present = 0, scored = 0, with_coverage = 0;
+    for (const auto& row : report.rows) {
+      run += row.metrics.tests_run;
+      total += row.metrics.tests_total;
+      latency += row.metrics.latency_seconds;
+      gpu_hours += row.metrics.gpu_hours;
+      caught += row.metrics.failures_caught;
+      present += row.metrics.failures_present;
+      analysis += row.analysis_seconds;
+      if (row.metrics.apfd) {
+        apfd += *row.metrics.apfd;
+        apfd_cost += *row.metrics.apfd_cost;
+        ++scored;
+      }
+      if (row.coverage_retention) {
+        kept += *row.coverage_retention;
+        ++with_coverage;
+      }
+    }
+    out << "| " << to_string(report.strategy) << " | " << run << " / " << total << " | " << fixed(latency / 3600, 3)
+        << " | " << fixed(gpu_hours, 3) << " | " << caught << " / " << present << " | "
+        << (scored ? fixed(apfd / scored, 3) : "-") << " | " << (scored ? fixed(apfd_cost / scored, 3) : "-") << " | "
+        << (with_coverage ? fixed(kept / with_coverage, 3) : "-") << " | " << fixed(analysis, 2) << " |\n";
+  }
+  out << "\n| commit | strategy | tests | latency (s) | GPU-h | caught | first failure (s) | APFD | APFDc | note |\n"
+         "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  for (std::size_t c = 0; c < history.commits.size(); ++c)
+    for (const auto& report : reports) {
+      const auto& row = report.rows[c];
+      out << "| " << row.commit.substr(0, 10) << " | " << to_string(report.strategy) << " | " << row.metrics.tests_run
+          << " | " << fixed(row.metrics.latency_seconds, 1) << " | " << fixed(row.metrics.gpu_hours, 4) << " | "
+          << row.metrics.failures_caught << "/" << row.metrics.failures_present << " | "
+          << optional_fixed(row.metrics.time_to_first_failure, 1) << " | " << optional_fixed(row.metrics.apfd, 3)
+          << " | " << optional_fixed(row.metrics.apfd_cost, 3) << " | " << row.note << " |\n";
+    }
+  return out.str();
+}
+
+}  // namespace fastci::planner

@@ -1,0 +1,74 @@
+#pragma once
+/// Replay: re-plan every commit of a recorded history with several strategies and score each plan
+/// against what running everything found there (docs/replay.md).
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planner/replay_metrics.h"
+#include "util/result.h"
+
+namespace fastci::planner {
+
+/// One recorded commit: the change base..commit and the results of running every test at commit.
+struct RecordedCommit {
+  std::string commit;
+  std::string base;
+  std::vector<RecordedResult> results;  ///< in the order the run-all ran them
+};
+
+/// A recorded history (history.json, format "fastci-history/1").
+struct History {
+  std::filesystem::path repository;  ///< the git repository the commits are in
+  std::string evidence_store;        ///< URL of evidence recorded before the first commit; may be empty
+  int cluster_gpus = 8;
+  std::vector<RecordedCommit> commits;
+};
+
+/// Reads a history file; paths in it are relative to the file's folder. Errors name file and field.
+util::Result<History> load_history(const std::filesystem::path& file);
+
+/// How a strategy picks and orders tests.
+enum class ReplayStrategy {
+  run_all,           ///< every test, in recorded order
+  file_level,        ///< test files whose module imports a changed module (tests_fetcher-style)
+  coverage_only,     ///< tests whose recorded coverage touches a changed line (testmon-style)
+  fastci_select,     ///< fastci: selection only, discovery order
+  fastci_prune,      ///< fastci: selection and equivalent-context pruning, discovery order
+  fastci_prioritize, ///< fastci: selection, pruning and risk order
+};
+
+const char* to_string(ReplayStrategy strategy);
+std::optional<ReplayStrategy> replay_strategy_named(const std::string& name);
+
+/// Scores of one strategy on one commit.
+struct ReplayRow {
+  std::string commit;
+  RunMetrics metrics;
+  double analysis_seconds = 0;           ///< time the strategy needed to decide
+  std::optional<double> coverage_retention; ///< changed lines covered by the plan / by run-all
+  std::string note;                      ///< e.g. why a strategy fell back to run-all
+};
+
+/// A strategy over the whole history.
+struct ReplayReport {
+  ReplayStrategy strategy = ReplayStrategy::run_all;
+  std::vector<ReplayRow> rows;
+};
+
+/// Knobs of a replay.
+struct ReplayOptions {
+  std::filesystem::path state_dir;  ///< index cache; default REPOSITORY/.fastci
+  unsigned threads = 2;
+};
+
+/// Replays every commit with every strategy, in one run so that the numbers compare.
+util::Result<std::vector<ReplayReport>> replay(const History& history, const std::vector<ReplayStrategy>& strategies,
+                                               const ReplayOptions& options);
+
+/// Totals and per-commit rows as Markdown tables.
+std::string format_replay(const History& history, const std::vector<ReplayReport>& reports);
+
+}  // namespace fastci::planner

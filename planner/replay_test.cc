@@ -1,0 +1,135 @@
+#include "planner/replay.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fastci::planner {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<RecordedResult> four_tests() {
+  return {{"a", "passed", 10, 1}, {"b", "failed", 20, 2}, {"c", "failed", 5, 1}, {"d", "passed", 5, 1}};
+}
+
+TEST(ReplayMetrics, WholeOrderOnTwoGpus) {
+  auto m = measure_order({"a", "b", "c", "d"}, four_tests(), 2);
+  // a 0-10; b needs both GPUs: 10-30; c and d 30-35.
+  EXPECT_DOUBLE_EQ(m.latency_seconds, 35);
+  EXPECT_DOUBLE_EQ(m.gpu_hours, 60.0 / 3600);
+  EXPECT_EQ(m.failures_present, 2);
+  EXPECT_EQ(m.failures_caught, 2);
+  EXPECT_DOUBLE_EQ(*m.time_to_first_failure, 30);
+  EXPECT_DOUBLE_EQ(*m.apfd, 0.5);          // 1 - (2 + 3) / (4 x 2) + 1 / 8
+  EXPECT_DOUBLE_EQ(*m.apfd_cost, 0.34375); // ((30 - 10) + (10 - 2.5)) / (40 x 2)
+}
+
+TEST(ReplayMetrics, FailuresFirstScoreHigherAndMissedFaultsScoreZero) {
+  auto first = measure_order({"c", "b"}, four_tests(), 2);
+  EXPECT_DOUBLE_EQ(first.latency_seconds, 25);  // c 0-5, b 5-25
+  EXPECT_DOUBLE_EQ(*first.time_to_first_failure, 5);
+  EXPECT_DOUBLE_EQ(*first.apfd, 0.5);           // (1.5 + 0.5) / (2 x 2)
+  EXPECT_DOUBLE_EQ(*first.apfd_cost, 0.65);     // ((25 - 2.5) + (20 - 10)) / (25 x 2)
+  auto none = measure_order({"a", "unknown"}, four_tests(), 2);
+  EXPECT_EQ(none.unknown_tests, 1u);
+  EXPECT_EQ(none.failures_caught, 0);
+  EXPECT_FALSE(none.time_to_first_failure);
+  EXPECT_DOUBLE_EQ(*none.apfd, 0);
+  EXPECT_DOUBLE_EQ(*none.apfd_cost, 0);
+  auto quiet = measure_order({"a"}, {{"a", "passed", 1, 1}}, 2);
+  EXPECT_FALSE(quiet.apfd);
+}
+
+/// The bundled example's router change as a one-commit history in which one router test fails.
+fs::path example_history() {
+  auto dir = fs::temp_directory_path() / ("fastci-replay-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string make = std::string(FASTCI_SOURCE_DIR) + "/scripts/make_example_repo.sh " + (dir / "repo").string() +
+                     " >/dev/null";
+  EXPECT_EQ(std::system(make.c_str()), 0);
+  const char* ids[] = {
+      "tests/unit/test_attention.py::test_attention_output_size[fp32-1]",
+      "tests/unit/test_attention.py::test_attention_output_size[fp32-2]",
+      "tests/unit/test_attention.py::test_attention_output_size[bf16-1]",
+      "tests/unit/test_attention.py::test_attention_output_size[bf16-2]",
+      "tests/unit/test_model.py::test_forward_keeps_shape[0]",
+      "tests/unit/test_model.py::test_forward_keeps_shape[4]",
+      "tests/unit/test_ops.py::test_softmax_sums_to_one[fp32]",
+      "tests/unit/test_ops.py::test_softmax_sums_to_one[bf16]",
+      "tests/unit/test_ops.py::test_gelu[0.0-0.0]",
+      "tests/unit/test_ops.py::test_gelu[1.0-0.841]",
+      "tests/unit/test_ops.py::test_layer_norm_is_centered",
+      "tests/unit/test_parallel.py::test_split_then_gather_round_trips",
+      "tests/unit/test_parallel.py::test_sequence_parallel_scatter",
+      "tests/unit/test_router.py::TestTopKRouter::test_route_picks_largest[1]",
+      "tests/unit/test_router.py::TestTopKRouter::test_route_picks_largest[2]",
+      "tests/unit/test_router.py::TestTopKRouter::test_weights_normalised",
+      "tests/unit/test_smoke.py::test_package_imports",
+  };
+  std::ofstream out(dir / "history.json");
+  out << R"({"format": "fastci-history/1", "repository": "repo", "cluster_gpus": 2,
+             "commits": [{"commit": "change", "base": "base", "results": [)";
+  for (std::size_t i = 0; i < std::size(ids); ++i) {
+    bool fails = std::string(ids[i]).ends_with("test_route_picks_largest[2]");
+    out << (i ? "," : "") << "{\"id\": \"" << ids[i] << "\", \"outcome\": \"" << (fails ? "failed" : "passed")
+        << "\", \"seconds\": 10, \"gpus\": 1}";
+  }
+  out << "]}]}\n";
+  return dir;
+}
+
+TEST(Replay, ExampleHistoryHasKnownMetricsForEveryStrategy) {
+  auto dir = example_history();
+  auto history = load_history(dir / "history.json");
+  ASSERT_TRUE(history.ok()) << history.error().to_string();
+  ReplayOptions options;
+  options.state_dir = dir / "state";
+  auto reports = replay(*history,
+                        {ReplayStrategy::run_all, ReplayStrategy::file_level, ReplayStrategy::coverage_only,
+                         ReplayStrategy::fastci_select, ReplayStrategy::fastci_prioritize},
+                        options);
+  ASSERT_TRUE(reports.ok()) << reports.error().to_string();
+  ASSERT_EQ(reports->size(), 5u);
+  const auto& all = (*reports)[0].rows.at(0).metrics;
+  EXPECT_EQ(all.tests_run, 17u);
+  EXPECT_DOUBLE_EQ(all.latency_seconds, 90);       // 17 tests of 10 s on 2 GPUs
+  EXPECT_DOUBLE_EQ(all.gpu_hours, 170.0 / 3600);
+  EXPECT_EQ(all.failures_caught, 1);
+  EXPECT_DOUBLE_EQ(*all.time_to_first_failure, 80);  // the 15th test, in the 8th slot pair
+  EXPECT_DOUBLE_EQ(*all.apfd, (17 - 15 + 0.5) / 17);
+  // Every test module imports minifw, whose __init__ imports the model and the router with it.
+  EXPECT_EQ((*reports)[1].rows.at(0).metrics.tests_run, 17u);
+  // No evidence store: the coverage-based strategy cannot narrow, and says so.
+  EXPECT_EQ((*reports)[2].rows.at(0).metrics.tests_run, 17u);
+  EXPECT_NE((*reports)[2].rows.at(0).note.find("no evidence"), std::string::npos);
+  for (std::size_t s : {3u, 4u}) {
+    const auto& fastci = (*reports)[s].rows.at(0).metrics;
+    EXPECT_EQ(fastci.tests_run, 6u);
+    EXPECT_DOUBLE_EQ(fastci.latency_seconds, 30);
+    EXPECT_DOUBLE_EQ(fastci.gpu_hours, 60.0 / 3600);
+    EXPECT_EQ(fastci.failures_caught, 1);
+    EXPECT_LE(*fastci.time_to_first_failure, 30);
+  }
+  auto text = format_replay(*history, *reports);
+  EXPECT_NE(text.find("| fastci-select | 6 / 17 |"), std::string::npos) << text;
+  fs::remove_all(dir);
+}
+
+TEST(Replay, BadHistoryFilesNameTheProblem) {
+  auto dir = fs::temp_directory_path() / ("fastci-replay-bad-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "h.json") << R"({"format": "fastci-history/1", "repository": "r", "commits": [{"commit": "x"}]})";
+  auto h = load_history(dir / "h.json");
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.error().to_string().find("commits[0]: expected \"results\""), std::string::npos) << h.error().to_string();
+  std::ofstream(dir / "v.json") << R"({"format": "something-else"})";
+  EXPECT_NE(load_history(dir / "v.json").error().message.find("fastci-history/1"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace fastci::planner
