@@ -11,6 +11,7 @@
 #include "cli/explain.h"
 #include "planner/analyze.h"
 #include "planner/replay.h"
+#include "planner/replay_scale.h"
 #include "util/file.h"
 
 namespace {
@@ -119,6 +120,41 @@ int replay_history(const std::string& file, const std::vector<std::string>& name
   return cli::kSuccess;
 }
 
+int replay_pytorch_scale(const std::string& folder, std::vector<std::string> jobs, int gpus) {
+  auto data = planner::load_pytorch_ci(folder);
+  if (!data.ok()) {
+    std::cerr << "fastci replay: " << data.error().to_string() << "\n";
+    return cli::kInputError;
+  }
+  if (jobs.empty())
+    jobs = {"default/default", "linux-jammy-cuda13.0-py3.10-gcc11/default", "linux-jammy-cuda13.0-py3.10-gcc11/distributed",
+            "linux-jammy-cuda13.0-py3.10-gcc11/multigpu", "win-vs2022-cpu-py3/default"};
+  if (jobs.size() == 1 && jobs[0] == "all") {
+    jobs.clear();
+    for (const auto& [job, configs] : data->test_times)
+      for (const auto& [config, tests] : configs) jobs.push_back(job + "/" + config);
+  }
+  std::vector<planner::ScaleResult> results;
+  for (const auto& name : jobs) {
+    // Job names contain '/' themselves ("unit-test / inductor-test"): the config is after the last one.
+    std::size_t slash = name.rfind('/');
+    if (slash == std::string::npos) {
+      std::cerr << "fastci replay: --job wants JOB/CONFIG, got '" << name << "'\n";
+      return cli::kUsageError;
+    }
+    auto r = planner::simulate_pytorch_ci(*data, name.substr(0, slash), name.substr(slash + 1), gpus);
+    if (!r.ok()) {
+      std::cerr << "fastci replay: " << r.error().to_string() << "\n";
+      return cli::kInputError;
+    }
+    results.push_back(std::move(*r));
+  }
+  std::cout << data->tests_of_source.size() << " single-file changes (every source file of the profiled map), "
+            << data->map_pairs << " source-test pairs\n\n"
+            << planner::format_scale(results);
+  return cli::kSuccess;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -165,9 +201,20 @@ int main(int argc, char** argv) {
                                              "fastci-select", "fastci-prune", "fastci-prioritize"};
   unsigned threads = 2;
   auto* replay_cmd = app.add_subcommand("replay", "re-plan a recorded history with several strategies and compare them");
-  replay_cmd->add_option("--history", history_file, "history.json (format fastci-history/1, docs/replay.md)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  auto* history_option =
+      replay_cmd->add_option("--history", history_file, "history.json (format fastci-history/1, docs/replay.md)")
+          ->check(CLI::ExistingFile);
+  std::string pytorch_ci;
+  std::vector<std::string> scale_jobs;
+  int scale_gpus = 64;
+  auto* scale_option = replay_cmd->add_option("--pytorch-ci", pytorch_ci,
+                                              "folder with PyTorch's test-times.json and td_heuristic_profiling.json: "
+                                              "simulate single-file changes at PyTorch's scale instead")
+                           ->check(CLI::ExistingDirectory);
+  replay_cmd->add_option("--job", scale_jobs, "with --pytorch-ci: JOB/CONFIG to simulate (repeatable; default: a "
+                                              "few, 'all' for every one)");
+  replay_cmd->add_option("--gpus", scale_gpus, "with --pytorch-ci: GPUs (runner slots) of the cluster")->capture_default_str();
+  history_option->excludes(scale_option);
   replay_cmd->add_option("--strategy", strategy_names, "strategies, in the order to report them")
       ->delimiter(',')
       ->capture_default_str();
@@ -186,7 +233,14 @@ int main(int argc, char** argv) {
     evidence.repository = repository;
     if (ingest_cmd->parsed()) return cli::ingest_command(evidence, evidence_files, quiet);
     if (stats_cmd->parsed()) return cli::evidence_stats_command(evidence);
-    if (replay_cmd->parsed()) return replay_history(history_file, strategy_names, state_dir, threads);
+    if (replay_cmd->parsed() && !pytorch_ci.empty()) return replay_pytorch_scale(pytorch_ci, scale_jobs, scale_gpus);
+    if (replay_cmd->parsed()) {
+      if (history_file.empty()) {
+        std::cerr << "fastci replay: --history FILE or --pytorch-ci DIR is required\n";
+        return cli::kUsageError;
+      }
+      return replay_history(history_file, strategy_names, state_dir, threads);
+    }
   } catch (const std::exception& e) {
     std::cerr << "fastci: internal error: " << e.what() << "\n";
     return cli::kInternalError;
