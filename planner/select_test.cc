@@ -51,12 +51,18 @@ std::vector<std::string> ids(const Selection& s) {
   return out;
 }
 
-TEST(Select, ChangedSymbolSelectsOnlyTestsThatReachIt) {
-  Fixture fx;
+/// pkg.a.f's body changed.
+ChangeSet change_of_f() {
   ChangeSet c;
   c.symbols.push_back({"py:pkg.a.f", SymbolChange::changed, SymbolKind::function, frontend::Language::python,
                        "pkg.a.f", "pkg/a.py", 1, 2, {}});
   c.files.push_back({"pkg/a.py", {}, FileStatus::modified, FileKind::python, 1, 1, {"py:pkg.a.f"}, {}});
+  return c;
+}
+
+TEST(Select, ChangedSymbolSelectsOnlyTestsThatReachIt) {
+  Fixture fx;
+  ChangeSet c = change_of_f();
   auto s = select(fx, c, default_config());
   EXPECT_EQ(ids(s), std::vector<std::string>{"tests/sub/test_a.py::test_f"});
   ASSERT_EQ(s.selected[0].reasons.size(), 1u);
@@ -103,10 +109,7 @@ TEST(Select, SkippedImportersOfCodeOnAPathAreNamed) {
   fx.facts.files[0].symbols.push_back(sym("pkg.a", "pkg/a.py", SymbolKind::module));
   fx.facts.files[2].symbols.push_back(sym("tests.test_b", "tests/test_b.py", SymbolKind::module));
   fx.facts.files[2].edges.push_back({"py:tests.test_b", "py:pkg.a", EdgeKind::import, "tests/test_b.py", 1});
-  ChangeSet c;
-  c.symbols.push_back({"py:pkg.a.f", SymbolChange::changed, SymbolKind::function, frontend::Language::python,
-                       "pkg.a.f", "pkg/a.py", 1, 2, {}});
-  c.files.push_back({"pkg/a.py", {}, FileStatus::modified, FileKind::python, 1, 1, {"py:pkg.a.f"}, {}});
+  ChangeSet c = change_of_f();
   auto s = select(fx, c, default_config());
   EXPECT_EQ(ids(s), std::vector<std::string>{"tests/sub/test_a.py::test_f"});
   EXPECT_EQ(s.skipped_importing_changes, 1u);

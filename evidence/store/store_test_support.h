@@ -125,6 +125,26 @@ inline void expect_same_counts(const StoreStats& before, const StoreStats& after
   EXPECT_EQ(before.knob_values, after.knob_values);
 }
 
+/// A reader that fails halfway through its file, after writing a run, tests and new paths, leaves
+/// the store exactly as it was, and its error names the file and line.
+inline void expect_failed_ingest_leaves_store_unchanged(Store& store) {
+  ASSERT_TRUE(store.ingest(synthetic_producer(0, 10, 3, "aaaa"), "synthetic", "good").ok());
+  auto before = store.stats();
+  ASSERT_TRUE(before.ok()) << before.error().to_string();
+  auto failed = store.ingest(
+      [](EvidenceSink& sink) {
+        util::Status ignored = synthetic_producer(100, 20, 5, "bbbb")(sink);
+        (void)ignored;
+        return util::Status(util::Error{"unexpected token", "bad.xml", 17});
+      },
+      "synthetic", "bad.xml");
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().to_string(), "bad.xml:17: unexpected token");
+  auto after = store.stats();
+  ASSERT_TRUE(after.ok());
+  expect_same_counts(*before, *after);
+}
+
 /// Forks `processes` children that open `url` and ingest disjoint tests at the same moment, then
 /// checks that every row of every child is in the store.
 inline void expect_concurrent_ingests_lose_nothing(const std::string& url, int processes, int tests_per_process,

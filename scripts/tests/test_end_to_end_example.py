@@ -26,17 +26,25 @@ def run(*args, cwd=None, env=None):
     return done.stdout
 
 
-def test_evidence_narrows_the_static_plan_exactly(tmp_path):
+PLUGIN_ENV = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "scripts"))
+
+
+def example_with_evidence(tmp_path):
+    """The example repository at its base commit, its tests run under the plugin: (repo, JSONL files)."""
     repo = tmp_path / "repo"
     run(os.path.join(ROOT, "scripts", "make_example_repo.sh"), str(repo))
     run("git", "-C", str(repo), "checkout", "-q", "base")
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "scripts"))
     evidence = tmp_path / "evidence"
     out = run(sys.executable, "-m", "pytest", "-q", "-p", "fastci_pytest", f"--fastci-evidence={evidence}",
-              "-p", "no:cacheprovider", "tests", cwd=repo, env=env)
+              "-p", "no:cacheprovider", "tests", cwd=repo, env=PLUGIN_ENV)
     assert "17 passed" in out
     files = sorted(str(p) for p in evidence.glob("*.jsonl"))
     assert files
+    return repo, files
+
+
+def test_evidence_narrows_the_static_plan_exactly(tmp_path):
+    repo, files = example_with_evidence(tmp_path)
     ingested = run(FASTCI, "--repo", str(repo), "ingest", *files)
     assert "17 tests" in ingested
 
@@ -68,19 +76,13 @@ def test_evidence_narrows_the_static_plan_exactly(tmp_path):
 
 
 def test_replay_compares_strategies_on_the_example_with_evidence(tmp_path):
-    repo = tmp_path / "repo"
-    run(os.path.join(ROOT, "scripts", "make_example_repo.sh"), str(repo))
-    run("git", "-C", str(repo), "checkout", "-q", "base")
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "scripts"))
-    evidence = tmp_path / "evidence"
-    run(sys.executable, "-m", "pytest", "-q", "-p", "fastci_pytest", f"--fastci-evidence={evidence}",
-        "-p", "no:cacheprovider", "tests", cwd=repo, env=env)
+    repo, files = example_with_evidence(tmp_path)
     store = tmp_path / "evidence.db"
-    run(FASTCI, "--repo", str(repo), "ingest", "--store", f"sqlite://{store}", *map(str, evidence.glob("*.jsonl")))
+    run(FASTCI, "--repo", str(repo), "ingest", "--store", f"sqlite://{store}", *files)
 
     # The change breaks one router test; every test takes 10 s on one GPU of a 2-GPU cluster.
     collected = run(sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider", "tests",
-                    cwd=repo, env=env)
+                    cwd=repo, env=PLUGIN_ENV)
     ids = [line for line in collected.splitlines() if "::" in line]
     assert len(ids) == 17
     failing = "tests/unit/test_router.py::TestTopKRouter::test_route_picks_largest[2]"
