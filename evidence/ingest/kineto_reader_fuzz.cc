@@ -2,7 +2,7 @@
 // and kernel names of any shape must never crash the template-argument parser.
 #include "evidence/ingest/kineto_kernels.h"
 #include "evidence/ingest/kineto_reader.h"
-#include "evidence/ingest/lcov_fuzz_input.h"
+#include "evidence/ingest/reader_fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace fastci::evidence;

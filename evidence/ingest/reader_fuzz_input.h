@@ -35,3 +35,13 @@ inline std::filesystem::path fuzz_input_file(const std::uint8_t* data, std::size
 }
 
 }  // namespace fastci::evidence
+
+/// The whole libFuzzer entry point of a reader that takes a path and a sink, with its sniffer.
+#define FASTCI_READER_FUZZ_TARGET(read, sniff, suffix)                                                 \
+  extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {                 \
+    const auto file = fastci::evidence::fuzz_input_file(data, size, suffix);                           \
+    fastci::evidence::DiscardingSink sink;                                                             \
+    (void)fastci::evidence::read(file, sink);                                                          \
+    (void)fastci::evidence::sniff(std::string_view(reinterpret_cast<const char*>(data), size), file);  \
+    return 0;                                                                                          \
+  }
