@@ -286,8 +286,6 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
   return reports;
 }
 
-namespace {
-
 std::string fixed(double value, int digits) {
   std::ostringstream out;
   out.setf(std::ios::fixed);
@@ -295,6 +293,8 @@ std::string fixed(double value, int digits) {
   out << value;
   return out.str();
 }
+
+namespace {
 
 std::string optional_fixed(const std::optional<double>& value, int digits) {
   return value ? fixed(*value, digits) : "-";

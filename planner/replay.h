@@ -68,6 +68,9 @@ struct ReplayOptions {
 util::Result<std::vector<ReplayReport>> replay(const History& history, const std::vector<ReplayStrategy>& strategies,
                                                const ReplayOptions& options);
 
+/// `value` with `digits` decimals, for the replay tables.
+std::string fixed(double value, int digits);
+
 /// Totals and per-commit rows as Markdown tables.
 std::string format_replay(const History& history, const std::vector<ReplayReport>& reports);
 

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "planner/replay.h"
 #include "planner/schedule.h"
 #include "util/file.h"
 
@@ -54,14 +55,6 @@ ScaleSummary summarise(std::vector<double> latencies, const std::vector<double>&
   s.median_latency_seconds = latencies[latencies.size() / 2];
   s.p90_latency_seconds = latencies[std::min(latencies.size() - 1, latencies.size() * 9 / 10)];
   return s;
-}
-
-std::string fixed(double v, int digits) {
-  std::ostringstream out;
-  out.setf(std::ios::fixed);
-  out.precision(digits);
-  out << v;
-  return out.str();
 }
 
 }  // namespace
