@@ -39,6 +39,8 @@ std::string neighbourhood_dot(const CallGraph& graph, VertexId center, int depth
     VertexId v = queue.front();
     queue.pop_front();
     if (distance[v] >= depth) continue;
+    // A placeholder (ValueError, torch.cat) joins every caller of it: show it, do not walk through it.
+    if (v != center && graph.vertex(v).symbol.kind == frontend::SymbolKind::placeholder) continue;
     auto visit = [&](const EdgeInfo& e, VertexId other) {
       edges.insert({e.from, e.to, static_cast<int>(e.kind)});
       if (distance.try_emplace(other, distance[v] + 1).second) queue.push_back(other);

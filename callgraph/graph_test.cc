@@ -96,5 +96,15 @@ TEST(Dot, NeighbourhoodNamesTheCenterAndEdgeKinds) {
   EXPECT_NE(dot.find("label=\"call\""), std::string::npos);
 }
 
+TEST(Dot, NeighbourhoodDoesNotWalkThroughPlaceholders) {
+  auto facts = sample();
+  // mod.api also calls torch.cat, which tests.test_other calls: test_other is not api's neighbour.
+  facts.files[0].edges.push_back(edge("mod.api", "?torch.cat"));
+  auto graph = CallGraph::build(facts);
+  auto dot = neighbourhood_dot(graph, *graph.find("py:mod.api"), 2);
+  EXPECT_NE(dot.find("torch.cat"), std::string::npos);
+  EXPECT_EQ(dot.find("tests.test_other"), std::string::npos) << dot;
+}
+
 }  // namespace
 }  // namespace fastci::callgraph
