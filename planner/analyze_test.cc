@@ -68,8 +68,9 @@ TEST(Analyze, ExampleChangeSelectsExactlyTheTestsThatReachTheRouter) {
   EXPECT_EQ(plan->selection.selected.size() + plan->selection.skipped.size(), 17u);
   for (const auto& s : plan->selection.selected) {
     ASSERT_FALSE(s.reasons.empty()) << s.test.id;
-    if (s.reasons[0].kind == SelectionReason::Kind::static_path)
+    if (s.reasons[0].kind == SelectionReason::Kind::static_path) {
       EXPECT_EQ(s.reasons[0].witness.back().symbol_id, "py:minifw.moe.router.topk_routing");
+    }
   }
   auto json = plan_to_json(*plan);
   EXPECT_EQ(json["schema"], kPlanSchema);

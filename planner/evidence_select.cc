@@ -32,11 +32,6 @@ bool checkable(const ChangedSymbol& s) {
          s.language == frontend::Language::python;
 }
 
-bool intersects(const std::vector<evidence::LineRange>& covered, Lines range) {
-  return std::any_of(covered.begin(), covered.end(),
-                     [&](const auto& r) { return r.first <= range.second && r.second >= range.first; });
-}
-
 /// Maps evidence test ids to head test ids: equal, or a unique head id ending in "/<id>" (pytest
 /// run from a sub-folder such as DeepSpeed's tests/).
 class TestIdMap {

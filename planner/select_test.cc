@@ -116,7 +116,9 @@ TEST(Select, SkippedImportersOfCodeOnAPathAreNamed) {
   for (const auto& t : s.skipped) {
     bool importer = t.test.id == "tests/test_b.py::test_smoke";
     EXPECT_EQ(t.reason.starts_with(kImportsWithoutPath), importer) << t.test.id << ": " << t.reason;
-    if (importer) EXPECT_NE(t.reason.find("pkg.a"), std::string::npos);
+    if (importer) {
+      EXPECT_NE(t.reason.find("pkg.a"), std::string::npos);
+    }
   }
 }
 

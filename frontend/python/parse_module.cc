@@ -415,7 +415,7 @@ class ModuleParser {
       // `raise Error` constructs the exception: a call of the class.
       TSNode raised = ts_node_named_child(node, 0);
       if (!ts_node_is_null(raised) && (is(raised, "identifier") || is(raised, "attribute")))
-        if (auto text = dotted_text(raised)) record_.references.push_back({scope, *text, EdgeKind::call, line_of(raised)});
+        if (auto text = dotted_text(raised)) record_.references.push_back({scope, *text, EdgeKind::call, line_of(raised), true, -1, {}});
       return visit_children(node, scope);
     }
     if (std::strcmp(type, "for_statement") == 0) {
@@ -480,7 +480,7 @@ class ModuleParser {
         TSNode value = is(argument, "keyword_argument") ? field(argument, "value") : argument;
         if (!ts_node_is_null(value) && (is(value, "identifier") || is(value, "attribute"))) {
           if (auto passed = dotted_text(value))
-            record_.references.push_back({scope, *passed, EdgeKind::reference, line_of(value), false, -1});
+            record_.references.push_back({scope, *passed, EdgeKind::reference, line_of(value), false, -1, {}});
         }
         visit(argument, scope);
       }
