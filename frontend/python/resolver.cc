@@ -165,8 +165,20 @@ std::vector<const NameBinding*> Resolver::bindings_named(int global_scope, std::
   return out;
 }
 
+std::uint32_t Resolver::intern(std::string_view text) {
+  if (auto it = texts_.find(text); it != texts_.end()) return it->second;
+  auto id = static_cast<std::uint32_t>(texts_.size());
+  texts_.emplace(std::string(text), id);
+  return id;
+}
+
+std::uint64_t Resolver::memo_key(char tag, std::uint32_t subject, std::string_view text) {
+  return (static_cast<std::uint64_t>(static_cast<unsigned char>(tag)) << 56) |
+         (static_cast<std::uint64_t>(subject & 0xFFFFFFu) << 32) | intern(text);
+}
+
 std::vector<Value> Resolver::lookup(int global_scope, const std::string& name) {
-  std::string key = "L" + std::to_string(global_scope) + ":" + name;
+  const auto key = memo_key('L', global_scope, name);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
   DepthGuard guard(depth_);
@@ -291,7 +303,7 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
 }
 
 std::vector<Value> Resolver::module_attribute(const std::string& module, const std::string& name) {
-  std::string key = "M" + module + ":" + name;
+  const auto key = memo_key('M', intern(module), name);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
   DepthGuard guard(depth_);
@@ -323,7 +335,7 @@ std::vector<Value> Resolver::module_attribute(const std::string& module, const s
 }
 
 std::vector<Value> Resolver::resolve(const std::string& text, int global_scope) {
-  std::string key = "E" + std::to_string(global_scope) + ":" + text;
+  const auto key = memo_key('E', global_scope, text);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
   in_progress_.insert(key);
@@ -457,8 +469,9 @@ int Resolver::own_member(int class_scope, const std::string& name) const {
 
 std::vector<Value> Resolver::class_attribute(int class_scope, const std::string& name, bool instance,
                                              bool exact, bool skip_first) {
-  std::string key = "A" + std::to_string(class_scope) + (instance ? "i" : "c") + (exact ? "e" : "v") +
-                    (skip_first ? "s" : "") + ":" + name;
+  // One tag per combination of the three flags (0x10-0x17), apart from the letters the others use.
+  const auto key = memo_key(static_cast<char>(0x10 | (instance ? 1 : 0) | (exact ? 2 : 0) | (skip_first ? 4 : 0)),
+                            class_scope, name);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
   DepthGuard guard(depth_);
@@ -524,7 +537,7 @@ std::vector<Value> Resolver::parameter_flow(int function_scope, const std::strin
   const Scope& f = scope(function_scope);
   auto at = std::find(f.parameters.begin(), f.parameters.end(), name);
   if (at == f.parameters.end()) return {};
-  std::string key = "P" + std::to_string(function_scope) + ":" + name;
+  const auto key = memo_key('P', function_scope, name);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
   DepthGuard guard(depth_);
@@ -697,7 +710,7 @@ std::vector<Value> Resolver::call_values(const std::vector<Value>& callees, cons
 }
 
 std::vector<Value> Resolver::returns_of(int function_scope) {
-  std::string key = "R" + std::to_string(function_scope);
+  const auto key = memo_key('R', function_scope, {});
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
   DepthGuard guard(depth_);
@@ -720,7 +733,7 @@ std::vector<Value> Resolver::returns_of(int function_scope) {
 
 const std::vector<int>& Resolver::mro(int class_scope) {
   if (auto it = mro_.find(class_scope); it != mro_.end()) return it->second;
-  std::string key = "C" + std::to_string(class_scope);
+  const auto key = memo_key('C', class_scope, {});
   static const std::vector<int> kNone;
   if (in_progress_.count(key) || depth_ > kMaxDepth) {
     static thread_local std::vector<int> self_only;
@@ -815,7 +828,7 @@ const std::vector<int>& Resolver::subclasses(int class_scope) {
 }
 
 std::vector<int> Resolver::overriders(int class_scope, const std::string& name) {
-  std::string key = "O" + std::to_string(class_scope) + ":" + name;
+  const auto key = memo_key('O', class_scope, name);
   if (auto it = memo_.find(key); it != memo_.end()) {
     std::vector<int> ids;
     for (const auto& v : it->second) ids.push_back(v.id);

@@ -3,6 +3,8 @@
 /// class hierarchies (C3 MRO), instance attributes and return values. Flow-insensitive: a name
 /// bound twice may be either value.
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -100,8 +102,17 @@ class Resolver {
   bool parameter_calls_resolved_ = false;
   bool resolving_parameter_calls_ = false;
 
-  std::unordered_map<std::string, std::vector<Value>> memo_;
-  std::unordered_set<std::string> in_progress_;
+  /// Interned texts, so that memo keys are integers (hashing and building string keys dominated linking).
+  std::uint32_t intern(std::string_view text);
+  /// A memo key: what was asked (tag), about which scope or module (subject), and a name or text.
+  std::uint64_t memo_key(char tag, std::uint32_t subject, std::string_view text);
+  struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+  };
+  std::unordered_map<std::string, std::uint32_t, TextHash, std::equal_to<>> texts_;
+  std::unordered_map<std::uint64_t, std::vector<Value>> memo_;
+  std::unordered_set<std::uint64_t> in_progress_;
   std::unordered_map<int, std::vector<int>> mro_;
   std::unordered_map<int, std::vector<std::string>> external_bases_direct_;
   std::unordered_map<int, std::vector<int>> returns_done_;
