@@ -23,8 +23,7 @@ std::string evidence_store_url(const EvidenceCommandOptions& options) {
 
 namespace {
 
-util::Result<std::unique_ptr<evidence::Store>> open_store(const EvidenceCommandOptions& options) {
-  std::string url = evidence_store_url(options);
+util::Result<std::unique_ptr<evidence::Store>> open_store(const std::string& url) {
   if (url.starts_with("sqlite://")) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(url.substr(9)).parent_path(), ec);
@@ -36,7 +35,7 @@ util::Result<std::unique_ptr<evidence::Store>> open_store(const EvidenceCommandO
 
 int ingest_command(const EvidenceCommandOptions& options, const std::vector<std::filesystem::path>& files,
                    bool quiet) {
-  auto store = open_store(options);
+  auto store = open_store(evidence_store_url(options));
   if (!store.ok()) {
     std::cerr << "fastci ingest: " << store.error().to_string() << "\n";
     return kInputError;
@@ -61,7 +60,8 @@ int ingest_command(const EvidenceCommandOptions& options, const std::vector<std:
 }
 
 int evidence_stats_command(const EvidenceCommandOptions& options) {
-  auto store = open_store(options);
+  const std::string url = evidence_store_url(options);
+  auto store = open_store(url);
   if (!store.ok()) {
     std::cerr << "fastci evidence stats: " << store.error().to_string() << "\n";
     return kInputError;
@@ -71,7 +71,7 @@ int evidence_stats_command(const EvidenceCommandOptions& options) {
     std::cerr << "fastci evidence stats: " << stats.error().to_string() << "\n";
     return kInputError;
   }
-  std::cout << "store: " << evidence::redact_url(evidence_store_url(options)) << "\n" << evidence::format_stats(*stats);
+  std::cout << "store: " << evidence::redact_url(url) << "\n" << evidence::format_stats(*stats);
   return kSuccess;
 }
 

@@ -151,11 +151,8 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
         if (r.gpus > 0) costs.gpus[r.test_id] = r.gpus;
       }
   }
-  // Evidence may have selected some of them since: count what is still skipped.
-  plan.selection.skipped_importing_changes = static_cast<std::size_t>(
-      std::count_if(plan.selection.skipped.begin(), plan.selection.skipped.end(),
-                    [](const SkippedTest& t) { return t.reason.starts_with(kImportsWithoutPath); }));
-  if (std::size_t n = plan.selection.skipped_importing_changes; n > 0)
+  // Counted after evidence, which may have selected some of them.
+  if (std::size_t n = skipped_importing_changes(plan.selection); n > 0)
     plan.notes.push_back(std::to_string(n) + " skipped tests import a module on a call path to a changed symbol but have no such path themselves"
                          + (plan.evidence_store.empty() ? "" : " or evidence covering it") +
                          ": a call resolved only at run time (factories, module specs) could still reach it. "

@@ -78,24 +78,22 @@ std::vector<std::string> all_ids(const RecordedCommit& commit) {
   return ids;
 }
 
+/// What the file-level strategy indexes with: the history's repository and index cache.
+struct Indexer {
+  const GitRepository& repo;
+  callgraph::IndexCache& cache;
+  AnalyzeOptions options;
+};
+
 /// tests_fetcher-style: test files whose module imports (transitively) a changed module.
-util::Result<Decision> file_level(const History& history, const CommitContext& context, const ReplayOptions& options) {
+util::Result<Decision> file_level(const CommitContext& context, const Indexer& indexer) {
   const RecordedCommit& commit = *context.recorded;
   for (const auto& d : context.diffs) {
     const std::string& path = d.new_path.empty() ? d.old_path : d.new_path;
     if (!is_python(path)) return Decision{all_ids(commit), "a non-Python file changed: everything runs"};
     if (d.status == FileStatus::deleted) return Decision{all_ids(commit), "a module was deleted: everything runs"};
   }
-  auto repo = GitRepository::open(history.repository);
-  if (!repo.ok()) return repo.error();
-  AnalyzeOptions analyze_options;
-  analyze_options.repository = history.repository;
-  analyze_options.state_dir = options.state_dir;
-  analyze_options.threads = options.threads;
-  analyze_options.show_progress = false;
-  auto cache = open_index_cache(analyze_options);
-  if (!cache.ok()) return cache.error();
-  auto index = index_commit(**repo, context.head, **cache, analyze_options);
+  auto index = index_commit(indexer.repo, context.head, indexer.cache, indexer.options);
   if (!index.ok()) return index.error();
   const auto& graph = index->graph;
   std::set<std::string> impacted;
@@ -246,6 +244,14 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
     if (!opened.ok()) return opened.error();
     store = std::move(*opened);
   }
+  AnalyzeOptions index_options;
+  index_options.repository = history.repository;
+  index_options.state_dir = options.state_dir;
+  index_options.threads = options.threads;
+  index_options.show_progress = false;
+  auto cache = open_index_cache(index_options);
+  if (!cache.ok()) return cache.error();
+  const Indexer indexer{**repo, **cache, index_options};
   std::vector<ReplayReport> reports;
   for (auto s : strategies) reports.push_back({s, {}});
   for (const auto& commit : history.commits) {
@@ -269,7 +275,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
       util::Result<Decision> decision = Decision{};
       switch (report.strategy) {
         case ReplayStrategy::run_all: decision = Decision{all_ids(commit), ""}; break;
-        case ReplayStrategy::file_level: decision = file_level(history, context, options); break;
+        case ReplayStrategy::file_level: decision = file_level(context, indexer); break;
         case ReplayStrategy::coverage_only: decision = coverage_only(context); break;
         default: decision = fastci(history, context, report.strategy, options); break;
       }

@@ -1,9 +1,16 @@
 #include "planner/select.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 namespace fastci::planner {
+
+std::size_t skipped_importing_changes(const Selection& selection) {
+  return static_cast<std::size_t>(std::count_if(selection.skipped.begin(), selection.skipped.end(), [](const SkippedTest& t) {
+    return t.reason.starts_with(kImportsWithoutPath);
+  }));
+}
 
 const char* to_string(SelectionReason::Kind kind) {
   switch (kind) {
@@ -85,7 +92,6 @@ class Selector {
         s.test = test;
         out.selected.push_back(std::move(s));
       } else if (auto via = importers.find(test.file); via != importers.end()) {
-        ++out.skipped_importing_changes;
         out.skipped.push_back({test, kImportsWithoutPath + via->second +
                                          ", which is on a call path to it; only evidence can show a call "
                                          "the analysis could not resolve"});

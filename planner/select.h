@@ -40,10 +40,11 @@ struct SkippedTest {
 struct Selection {
   std::vector<SelectedTest> selected;  ///< in discovery order
   std::vector<SkippedTest> skipped;
-  /// Skipped tests whose module imports a changed module (transitively) with no call path to a
-  /// changed symbol: where an unresolved dynamic call could hide a dependency.
-  std::size_t skipped_importing_changes = 0;
 };
+
+/// Skipped tests whose file imports a module on a call path to a changed symbol with no call path
+/// of its own: where a call resolved only at run time could hide a dependency.
+std::size_t skipped_importing_changes(const Selection& selection);
 
 /// What selection reads.
 struct SelectionInput {

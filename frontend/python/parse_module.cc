@@ -292,15 +292,10 @@ class ModuleParser {
   /// The leading positional arguments of a call as dotted texts joined by ',' ("" for one that is
   /// not dotted), so the linker can follow values passed through (typing.cast, identity wrappers).
   std::string argument_texts(TSNode arguments, int depth) const {
-    if (ts_node_is_null(arguments) || !is(arguments, "argument_list")) return {};
-    std::vector<std::string> texts;
-    for (TSNode argument : children(arguments)) {
-      if (texts.size() == kMaxPassedArguments || is(argument, "keyword_argument") ||
-          is(argument, "list_splat") || is(argument, "dictionary_splat"))
-        break;
-      auto passed = dotted_text(argument, depth + 1);
-      texts.push_back(passed && passed->size() <= kMaxCalleeText ? *passed : std::string());
-    }
+    std::vector<std::string> texts = call_arguments(arguments, depth);
+    auto keyword = std::find_if(texts.begin(), texts.end(), [](const auto& t) { return t.find('=') != std::string::npos; });
+    texts.erase(keyword, texts.end());
+    if (texts.size() > kMaxPassedArguments) texts.resize(kMaxPassedArguments);
     while (!texts.empty() && texts.back().empty()) texts.pop_back();
     std::string joined;
     for (std::size_t i = 0; i < texts.size(); ++i) joined += (i ? "," : "") + texts[i];
@@ -309,7 +304,7 @@ class ModuleParser {
 
   /// Every argument of a call for parameter flow: positional dotted texts ("" where not dotted),
   /// then "name=text" for keyword arguments whose value is dotted. Empty when nothing is dotted.
-  std::vector<std::string> call_arguments(TSNode arguments) const {
+  std::vector<std::string> call_arguments(TSNode arguments, int depth = 0) const {
     std::vector<std::string> positional, keyword;
     if (ts_node_is_null(arguments) || !is(arguments, "argument_list")) return {};
     bool any = false;
@@ -317,7 +312,7 @@ class ModuleParser {
       if (positional.size() + keyword.size() >= kMaxFlowArguments) break;
       if (is(argument, "keyword_argument")) {
         TSNode name = field(argument, "name");
-        auto value = dotted_text(field(argument, "value"));
+        auto value = dotted_text(field(argument, "value"), depth + 1);
         if (!ts_node_is_null(name) && value && value->size() <= kMaxCalleeText) {
           keyword.push_back(std::string(text(name)) + "=" + *value);
           any = true;
@@ -326,7 +321,7 @@ class ModuleParser {
       }
       if (is(argument, "list_splat") || is(argument, "dictionary_splat")) break;  // positions unknown after
       if (!keyword.empty()) continue;
-      auto value = dotted_text(argument);
+      auto value = dotted_text(argument, depth + 1);
       bool kept = value && value->size() <= kMaxCalleeText;
       positional.push_back(kept ? *value : std::string());
       any |= kept;

@@ -499,20 +499,23 @@ std::vector<Value> Resolver::class_attribute_uncached(int class_scope, const std
     }
   }
   const auto& order = mro(class_scope);
-  for (std::size_t i = skip_first ? 1 : 0; i < order.size(); ++i) {
+  const std::size_t first = skip_first ? 1 : 0;
+  if (instance) {
+    // Attributes assigned on self by any class of the hierarchy live on the one instance, and
+    // shadow class attributes.
+    bool assigned = false;
+    for (std::size_t k = first; k < order.size(); ++k)
+      for (const auto& attribute : scope(order[k]).instance_attributes) {
+        if (attribute.name != name) continue;
+        assigned = true;
+        for (const auto& v : binding_values(global(module_of(order[k]), attribute.scope), attribute))
+          append_unique(out, v);
+      }
+    if (assigned) return out;
+  }
+  for (std::size_t i = first; i < order.size(); ++i) {
     int c = order[i];
     bool hit = false;
-    if (instance) {
-      // Attributes assigned on self by any class of the hierarchy live on the one instance.
-      for (std::size_t k = i; k < order.size(); ++k)
-        for (const auto& attribute : scope(order[k]).instance_attributes) {
-          if (attribute.name != name) continue;
-          hit = true;
-          for (const auto& v : binding_values(global(module_of(order[k]), attribute.scope), attribute))
-            append_unique(out, v);
-        }
-      if (hit) return out;
-    }
     auto bindings = bindings_named(c, name);
     for (const NameBinding* b : bindings) {
       hit = true;
@@ -533,6 +536,93 @@ std::vector<Value> Resolver::class_attribute_uncached(int class_scope, const std
   return out;
 }
 
+bool Resolver::is_method(int function_scope) const {
+  const Scope& f = scope(function_scope);
+  return scope(global(module_of(function_scope), f.parent)).kind == Scope::Kind::class_ && !f.is_staticmethod;
+}
+
+void Resolver::index_calls() {
+  calls_indexed_ = true;
+  for (int m = 0; m < static_cast<int>(modules_.size()); ++m)
+    for (int r = 0; r < static_cast<int>(modules_[m].references.size()); ++r) {
+      const RawReference& ref = modules_[m].references[r];
+      if ((ref.kind != EdgeKind::call && ref.kind != EdgeKind::decorates) || ref.arguments.empty()) continue;
+      std::size_t dot = ref.text.rfind('.');
+      std::string last = ref.text.substr(dot == std::string::npos ? 0 : dot + 1);
+      if (last.empty() || last.back() == ')' || last.back() == ']') continue;
+      calls_by_name_[last].emplace_back(m, r);
+      if (dot != std::string::npos) continue;
+      // f = func; f(x)  and  def g(callback): callback(x): the callee's own name is not the
+      // function's, so index such sites under the alias target or as calls of a parameter ("").
+      for (int g = global(m, ref.scope);;) {
+        auto bound = bindings_named(g, last);
+        for (const NameBinding* b : bound) {
+          if (b->kind == NameBinding::Kind::parameter) calls_by_name_[""].emplace_back(m, r);
+          if (b->kind == NameBinding::Kind::alias) {
+            std::size_t alias_dot = b->target.rfind('.');
+            calls_by_name_[b->target.substr(alias_dot == std::string::npos ? 0 : alias_dot + 1)].emplace_back(m, r);
+          }
+        }
+        if (!bound.empty() || scope(g).kind == Scope::Kind::module) break;
+        g = global(m, scope(g).parent);
+      }
+    }
+}
+
+void Resolver::index_parameter_calls() {
+  // Calls of parameters (callback(x)) are resolved once and indexed by the functions they may
+  // call; scanning them for every parameter costs O(parameters x calls). Flow through a callback
+  // into another callback while this index is being built is not followed.
+  resolving_parameter_calls_ = true;
+  if (auto sites = calls_by_name_.find(""); sites != calls_by_name_.end())
+    for (auto [m, r] : sites->second) {
+      const RawReference& ref = modules_[m].references[r];
+      for (const auto& v : resolve(ref.text, global(m, ref.scope)))
+        if (v.kind == Value::Kind::function) parameter_calls_by_target_[v.id].emplace_back(m, r);
+    }
+  resolving_parameter_calls_ = false;
+  parameter_calls_resolved_ = true;
+}
+
+std::vector<std::pair<int, int>> Resolver::call_sites(int function_scope) {
+  if (!calls_indexed_) index_calls();
+  if (!parameter_calls_resolved_ && !resolving_parameter_calls_) index_parameter_calls();
+  const Scope& f = scope(function_scope);
+  int parent = global(module_of(function_scope), f.parent);
+  // Constructors are called by the class's name (or a subclass's: not followed).
+  bool constructor = scope(parent).kind == Scope::Kind::class_ && f.name == "__init__";
+  std::vector<std::pair<int, int>> sites;
+  if (auto named = calls_by_name_.find(constructor ? scope(parent).name : f.name); named != calls_by_name_.end())
+    sites = named->second;
+  if (auto called = parameter_calls_by_target_.find(function_scope); called != parameter_calls_by_target_.end())
+    sites.insert(sites.end(), called->second.begin(), called->second.end());
+  return sites;
+}
+
+int Resolver::argument_offset(int function_scope, const RawReference& site, int caller) {
+  const Scope& f = scope(function_scope);
+  bool method = is_method(function_scope);
+  for (const auto& v : resolve(site.text, caller)) {
+    if (v.kind == Value::Kind::function && v.id == function_scope) {
+      // obj.method(a) and a bound method passed around: the receiver fills the first parameter;
+      // Class.method(obj, a) is the one unbound form.
+      if (!method) return 0;
+      std::size_t dot = site.text.rfind('.');
+      if (!f.is_classmethod && dot != std::string::npos)
+        for (const auto& owner : resolve(site.text.substr(0, dot), caller))
+          if (owner.kind == Value::Kind::class_) return 0;
+      return 1;
+    }
+    if (v.kind == Value::Kind::class_ && f.name == "__init__" && method) {
+      Value exact = v;
+      exact.exact = true;
+      for (const auto& init : attribute({exact}, "__init__"))
+        if (init.kind == Value::Kind::function && init.id == function_scope) return 1;
+    }
+  }
+  return -1;
+}
+
 std::vector<Value> Resolver::parameter_flow(int function_scope, const std::string& name) {
   const Scope& f = scope(function_scope);
   auto at = std::find(f.parameters.begin(), f.parameters.end(), name);
@@ -542,96 +632,24 @@ std::vector<Value> Resolver::parameter_flow(int function_scope, const std::strin
   if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
   DepthGuard guard(depth_);
   in_progress_.insert(key);
-  if (!calls_indexed_) {
-    calls_indexed_ = true;
-    for (int m = 0; m < static_cast<int>(modules_.size()); ++m)
-      for (int r = 0; r < static_cast<int>(modules_[m].references.size()); ++r) {
-        const RawReference& ref = modules_[m].references[r];
-        if ((ref.kind != EdgeKind::call && ref.kind != EdgeKind::decorates) || ref.arguments.empty()) continue;
-        std::size_t dot = ref.text.rfind('.');
-        std::string last = ref.text.substr(dot == std::string::npos ? 0 : dot + 1);
-        if (last.empty() || last.back() == ')' || last.back() == ']') continue;
-        calls_by_name_[last].emplace_back(m, r);
-        if (dot != std::string::npos) continue;
-        // f = func; f(x)  and  def g(callback): callback(x): the callee's own name is not the
-        // function's, so index such sites under the alias target or as calls of a parameter.
-        for (int g = global(m, ref.scope);;) {
-          auto bound = bindings_named(g, last);
-          for (const NameBinding* b : bound) {
-            if (b->kind == NameBinding::Kind::parameter) calls_by_name_[""].emplace_back(m, r);
-            if (b->kind == NameBinding::Kind::alias) {
-              std::size_t alias_dot = b->target.rfind('.');
-              calls_by_name_[b->target.substr(alias_dot == std::string::npos ? 0 : alias_dot + 1)].emplace_back(m, r);
-            }
-          }
-          if (!bound.empty() || scope(g).kind == Scope::Kind::module) break;
-          g = global(m, scope(g).parent);
-        }
-      }
-  }
-  int parent = global(module_of(function_scope), f.parent);
-  bool in_class = scope(parent).kind == Scope::Kind::class_;
-  bool method = in_class && !f.is_staticmethod;
-  std::size_t index = static_cast<std::size_t>(at - f.parameters.begin());
-  // Constructors are called by the class's name (or a subclass's: not followed).
-  const std::string& callee_name = in_class && f.name == "__init__" ? scope(parent).name : f.name;
+  const auto index = static_cast<std::size_t>(at - f.parameters.begin());
   std::vector<Value> out;
-  std::vector<std::pair<int, int>> candidates;
-  if (auto sites = calls_by_name_.find(callee_name); sites != calls_by_name_.end())
-    candidates = sites->second;
-  if (!parameter_calls_resolved_ && !resolving_parameter_calls_) {
-    // Calls of parameters (callback(x)) are resolved once and indexed by the functions they may
-    // call; scanning them for every parameter costs O(parameters x calls). Flow through a callback
-    // into another callback while this index is being built is not followed.
-    resolving_parameter_calls_ = true;
-    if (auto sites = calls_by_name_.find(""); sites != calls_by_name_.end())
-      for (auto [m, r] : sites->second) {
-        const RawReference& ref = modules_[m].references[r];
-        for (const auto& v : resolve(ref.text, global(m, ref.scope)))
-          if (v.kind == Value::Kind::function) parameter_calls_by_target_[v.id].emplace_back(m, r);
-      }
-    resolving_parameter_calls_ = false;
-    parameter_calls_resolved_ = true;
-  }
-  if (auto sites = parameter_calls_by_target_.find(function_scope); sites != parameter_calls_by_target_.end())
-    candidates.insert(candidates.end(), sites->second.begin(), sites->second.end());
-  {
-    for (auto [m, r] : candidates) {
-      const RawReference& ref = modules_[m].references[r];
-      int caller = global(m, ref.scope);
-      int offset = -1;
-      for (const auto& v : resolve(ref.text, caller)) {
-        if (v.kind == Value::Kind::function && v.id == function_scope) {
-          // obj.method(a) and a bound method passed around: the receiver fills the first parameter;
-          // Class.method(obj, a) is the one unbound form.
-          offset = method ? 1 : 0;
-          if (method && !f.is_classmethod) {
-            std::size_t dot = ref.text.rfind('.');
-            if (dot != std::string::npos)
-              for (const auto& owner : resolve(ref.text.substr(0, dot), caller))
-                if (owner.kind == Value::Kind::class_) offset = 0;
-          }
-        } else if (v.kind == Value::Kind::class_ && f.name == "__init__" && in_class) {
-          Value exact = v;
-          exact.exact = true;
-          for (const auto& init : attribute({exact}, "__init__"))
-            if (init.kind == Value::Kind::function && init.id == function_scope) offset = 1;
-        }
-        if (offset >= 0) break;
-      }
-      if (offset < 0) continue;
-      std::string passed;
-      for (const auto& argument : ref.arguments)
-        if (argument.size() > name.size() && argument.compare(0, name.size(), name) == 0 && argument[name.size()] == '=')
-          passed = argument.substr(name.size() + 1);
-      if (passed.empty() && index >= static_cast<std::size_t>(offset)) {
-        std::size_t position = index - offset;
-        if (position < ref.arguments.size() && ref.arguments[position].find('=') == std::string::npos)
-          passed = ref.arguments[position];
-      }
-      if (passed.empty()) continue;
+  for (auto [m, r] : call_sites(function_scope)) {
+    const RawReference& site = modules_[m].references[r];
+    int caller = global(m, site.scope);
+    int offset = argument_offset(function_scope, site, caller);
+    if (offset < 0) continue;
+    // By keyword, else by position (positional arguments come first and hold no '=').
+    std::string passed;
+    for (const auto& argument : site.arguments)
+      if (argument.size() > name.size() && argument.starts_with(name) && argument[name.size()] == '=')
+        passed = argument.substr(name.size() + 1);
+    std::size_t position = index - static_cast<std::size_t>(offset);
+    if (passed.empty() && index >= static_cast<std::size_t>(offset) && position < site.arguments.size() &&
+        site.arguments[position].find('=') == std::string::npos)
+      passed = site.arguments[position];
+    if (!passed.empty())
       for (const auto& v : resolve(passed, caller)) append_unique(out, v);
-    }
   }
   in_progress_.erase(key);
   memo_[key] = out;
@@ -673,9 +691,8 @@ std::vector<Value> Resolver::call_values(const std::vector<Value>& callees, cons
     if (c.kind != Value::Kind::function) continue;
     // A function that returns one of its parameters unchanged (an identity wrapper) returns the
     // argument's value. Only plain functions and static methods: a bound method shifts positions.
+    if (is_method(c.id)) continue;
     const Scope& f = scope(c.id);
-    bool method = scope(global(module_of(c.id), f.parent)).kind == Scope::Kind::class_ && !f.is_staticmethod;
-    if (method) continue;
     for (const auto& returned : f.returns) {
       auto at = std::find(f.parameters.begin(), f.parameters.end(), returned);
       if (at == f.parameters.end()) continue;
@@ -717,7 +734,7 @@ std::vector<Value> Resolver::returns_of(int function_scope) {
   in_progress_.insert(key);
   std::vector<Value> out;
   const Scope& f = scope(function_scope);
-  bool method = scope(global(module_of(function_scope), f.parent)).kind == Scope::Kind::class_ && !f.is_staticmethod;
+  bool method = is_method(function_scope);
   for (const auto& text : f.returns) {
     // A returned parameter is the argument of each call site (call_values follows it there);
     // the union over all call sites would make every caller receive every other caller's value.

@@ -77,6 +77,17 @@ class Resolver {
   /// Values a parameter receives from the repository's call sites of its function (by position
   /// or keyword), found through an index of call sites by callee name.
   std::vector<Value> parameter_flow(int function_scope, const std::string& name);
+  /// Whether a function is called with a receiver (a method that is not a staticmethod).
+  bool is_method(int function_scope) const;
+  /// Builds calls_by_name_: calls with arguments by callee name, alias target, or "" for parameters.
+  void index_calls();
+  /// Builds parameter_calls_by_target_ from the "" bucket.
+  void index_parameter_calls();
+  /// Call sites (module, reference) that may call a function.
+  std::vector<std::pair<int, int>> call_sites(int function_scope);
+  /// How many leading parameters a call site fills without arguments (1 for a bound receiver), or
+  /// -1 when the site does not call the function.
+  int argument_offset(int function_scope, const RawReference& site, int caller);
   /// What `for x in iterable` binds x to, given the iterable's values.
   std::vector<Value> element_values(const std::string& iterable, const std::vector<Value>& values, int global_scope);
   /// Values of the argument at `position`, when the caller's text of it is known.
