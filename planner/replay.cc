@@ -85,14 +85,21 @@ struct Indexer {
   AnalyzeOptions options;
 };
 
+/// The run-all decision of the Python-only baselines when a change is not theirs to narrow.
+std::optional<Decision> beyond_python(const CommitContext& context) {
+  for (const auto& d : context.diffs) {
+    const std::string& path = d.new_path.empty() ? d.old_path : d.new_path;
+    if (!is_python(path)) return Decision{all_ids(*context.recorded), "a non-Python file changed: everything runs"};
+  }
+  return std::nullopt;
+}
+
 /// tests_fetcher-style: test files whose module imports (transitively) a changed module.
 util::Result<Decision> file_level(const CommitContext& context, const Indexer& indexer) {
   const RecordedCommit& commit = *context.recorded;
-  for (const auto& d : context.diffs) {
-    const std::string& path = d.new_path.empty() ? d.old_path : d.new_path;
-    if (!is_python(path)) return Decision{all_ids(commit), "a non-Python file changed: everything runs"};
+  if (auto everything = beyond_python(context)) return *everything;
+  for (const auto& d : context.diffs)
     if (d.status == FileStatus::deleted) return Decision{all_ids(commit), "a module was deleted: everything runs"};
-  }
   auto index = index_commit(indexer.repo, context.head, indexer.cache, indexer.options);
   if (!index.ok()) return index.error();
   const auto& graph = index->graph;
@@ -121,12 +128,10 @@ util::Result<Decision> file_level(const CommitContext& context, const Indexer& i
 Decision coverage_only(const CommitContext& context) {
   const RecordedCommit& commit = *context.recorded;
   if (!context.covered) return Decision{all_ids(commit), "no evidence store: everything runs"};
+  if (auto everything = beyond_python(context)) return *everything;
   std::set<std::string> changed_files;
-  for (const auto& d : context.diffs) {
+  for (const auto& d : context.diffs)
     if (!d.new_path.empty()) changed_files.insert(d.new_path);
-    const std::string& path = d.new_path.empty() ? d.old_path : d.new_path;
-    if (!is_python(path)) return Decision{all_ids(commit), "a non-Python file changed: everything runs"};
-  }
   Decision out;
   for (const auto& r : commit.results)
     if (context.covered->count(r.test_id) || changed_files.count(file_of(r.test_id))) out.order.push_back(r.test_id);

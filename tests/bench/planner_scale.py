@@ -84,7 +84,7 @@ def main():
                                       "lines": [[start, start + a.lines_per_file - 1]], "arcs": []}) + "\n")
             for m, f in chosen:
                 out.write(json.dumps({"type": "context", "test": test, "function": f"big/m_{m}.py::f_{m}_{f}",
-                                      "callers": [test.replace(".py::", ".py::")], "arguments": "x:int[1]",
+                                      "callers": [test], "arguments": "x:int[1]",
                                       "arcs": [], "count": 1}) + "\n")
 
     # The change: edit functions that some tests call.
