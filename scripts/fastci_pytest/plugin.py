@@ -150,6 +150,9 @@ class EvidencePlugin:
         commit, top = git_facts(rootdir)
         commit = os.environ.get("FASTCI_COMMIT") or commit
         repository_root = top or rootdir
+        # fastci names tests from the repository root; pytest from its rootdir (DeepSpeed's is tests/)
+        prefix = os.path.relpath(rootdir, repository_root).replace(os.sep, "/")
+        self.id_prefix = "" if prefix == "." or prefix.startswith("..") else prefix + "/"
         sources = [os.path.abspath(s) for s in config.getoption("fastci_source")] or [repository_root]
         self.bootstrap = tempfile.mkdtemp(prefix="fastci-pytest-")
         self.settings = {
@@ -185,8 +188,8 @@ class EvidencePlugin:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
-        test_id = item.nodeid
-        self.reports[test_id] = {}
+        test_id = self.id_prefix + item.nodeid
+        self.reports[item.nodeid] = {}
         worker.write_current_test(self.settings, test_id)
         self.recorder.begin_test(test_id)
         try:
@@ -208,7 +211,7 @@ class EvidencePlugin:
         if callspec is not None:
             for name, value in callspec.params.items():
                 knobs[name] = abstraction.knob_text(value)
-        record = {"type": "test", "id": item.nodeid, "outcome": outcome,
+        record = {"type": "test", "id": self.id_prefix + item.nodeid, "outcome": outcome,
                   "duration": round(sum(r.duration for r in reports.values()), 6),
                   "gpus": declared_gpus(item), "knobs": knobs, "message": message}
         self.recorder.write([record])

@@ -271,3 +271,17 @@ def test_real_torch_tensors_in_the_suite(suite):
         assert len(contexts) == 1
         seen[record["knobs"]["dtype"]] = contexts[0]["arguments"]
     assert seen == {"torch.float32": "x:tensor[fp32,2,cpu,strided]", "torch.bfloat16": "x:tensor[bf16,2,cpu,strided]"}
+
+
+def test_ids_are_named_from_the_repository_root_when_rootdir_is_a_subfolder(tmp_path):
+    # DeepSpeed keeps pytest.ini in tests/, so pytest's node ids start below it; fastci's start at the work tree
+    project = copy_fixture(tmp_path / "project")
+    (project / "tests" / "pytest.ini").write_text("[pytest]\n")
+    evidence = tmp_path / "evidence"
+    result = run_pytest(project / "tests", evidence, "test_layers.py::test_block",
+                        environment={"PYTHONPATH": SCRIPTS + os.pathsep + str(project)})
+    assert result.returncode == 0, result.stdout
+    run = Evidence(str(evidence))
+    assert sorted(run.tests) == ["tests/test_layers.py::test_block[Precision.FULL]",
+                                 "tests/test_layers.py::test_block[Precision.HALF]"]
+    assert {r["test"] for r in run.records if r["type"] == "coverage"} <= set(run.tests)
