@@ -134,6 +134,11 @@ TEST_F(LinkingFixture, DecoratorsIterationAndDefaults) {
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.with_default", p + "pkg.util.helper_fn", EdgeKind::call));
 }
 
+TEST_F(LinkingFixture, ClassAttributesAssignedThroughTheClassName) {
+  // SharedOp.kernels = Helper() in __init__; self.fn = self.kernels.work; self.fn() in forward.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.SharedOp.forward", p + "pkg.util.Helper.work", EdgeKind::call));
+}
+
 TEST_F(LinkingFixture, NoCallIsDropped) {
   // Every call reference becomes at least one edge.
   auto root = testing::source_root();

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "frontend/python/pytest_ids.h"
+#include "frontend/python/syntax_tree.h"
 #include "util/hash.h"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
@@ -25,29 +26,6 @@ constexpr std::size_t kMaxCalleeText = 80;
 constexpr std::size_t kMaxFlowArguments = 8;
 /// Leading positional arguments kept in a call's dotted text (typing.cast needs two).
 constexpr std::size_t kMaxPassedArguments = 2;
-
-bool is(TSNode node, const char* type) { return std::strcmp(ts_node_type(node), type) == 0; }
-
-int line_of(TSNode node) { return static_cast<int>(ts_node_start_point(node).row) + 1; }
-int end_line_of(TSNode node) { return static_cast<int>(ts_node_end_point(node).row) + 1; }
-
-TSNode field(TSNode node, const char* name) {
-  return ts_node_child_by_field_name(node, name, static_cast<uint32_t>(std::strlen(name)));
-}
-
-/// Children of a node through a cursor: ts_node_child(i) is linear in i in tree-sitter 0.20.
-std::vector<TSNode> children(TSNode node, bool named_only = true) {
-  std::vector<TSNode> out;
-  TSTreeCursor cursor = ts_tree_cursor_new(node);
-  if (ts_tree_cursor_goto_first_child(&cursor)) {
-    do {
-      TSNode child = ts_tree_cursor_current_node(&cursor);
-      if (!named_only || ts_node_is_named(child)) out.push_back(child);
-    } while (ts_tree_cursor_goto_next_sibling(&cursor));
-  }
-  ts_tree_cursor_delete(&cursor);
-  return out;
-}
 
 /// Offset of the first byte that is not valid UTF-8, or npos.
 std::size_t first_invalid_utf8(std::string_view s) {
@@ -260,6 +238,13 @@ class ModuleParser {
     if (s.parameters.front() != name) return -1;
     if (record_.scopes[s.parent].kind != Scope::Kind::class_) return -1;
     return s.parent;
+  }
+
+  /// The class enclosing `scope` that is named `name` (`Base.shared = load()` in one of its methods), or -1.
+  int enclosing_class_named(int scope, std::string_view name) const {
+    for (int s = record_.scopes[scope].parent; s >= 0; s = record_.scopes[s].parent)
+      if (record_.scopes[s].kind == Scope::Kind::class_ && record_.scopes[s].name == name) return s;
+    return -1;
   }
 
   // ---- expressions as dotted text ------------------------------------------------------------
@@ -580,6 +565,7 @@ class ModuleParser {
       TSNode attribute = field(target, "attribute");
       if (ts_node_is_null(object) || ts_node_is_null(attribute) || !is(object, "identifier")) return;
       int owner = self_class(scope, text(object));
+      if (owner < 0) owner = enclosing_class_named(scope, text(object));
       if (owner < 0) return;
       for (auto& binding : value_bindings(std::string(text(attribute)), value, line_of(target))) {
         binding.scope = scope;  // resolved in the method that assigns it
@@ -1232,9 +1218,13 @@ void report_syntax_errors(TSNode root, std::string_view path, std::string_view s
   ts_tree_cursor_delete(&cursor);
 }
 
+}  // namespace
+
+namespace {
 struct ParserDeleter {
   void operator()(TSParser* parser) const { ts_parser_delete(parser); }
 };
+}  // namespace
 
 TSParser* thread_parser() {
   thread_local std::unique_ptr<TSParser, ParserDeleter> parser = [] {
@@ -1244,8 +1234,6 @@ TSParser* thread_parser() {
   }();
   return parser.get();
 }
-
-}  // namespace
 
 ModuleRecord parse_module(std::string_view path, std::string_view source) {
   ModuleRecord record;
