@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include "callgraph/native_index.h"
 #include "frontend/python/link_modules.h"
 #include "frontend/python/parse_module.h"
 #include "util/progress.h"
@@ -43,6 +44,53 @@ std::string frontend_version() { return std::string("python-1-") + FASTCI_PYTHON
 
 frontend::FileFacts parse_file(const std::string& path, const std::string& content) {
   return python::parse_module(path, content).facts;
+}
+
+namespace {
+
+std::vector<std::string> native_paths(const std::vector<SourceFile>& files) {
+  std::vector<std::string> out;
+  for (const auto& f : files)
+    if (is_native_source(f.path) && !f.is_symlink) out.push_back(f.path);
+  return out;
+}
+
+NativeIndexOptions native_options(const IndexOptions& options) {
+  NativeIndexOptions native;
+  native.threads = options.threads;
+  native.show_progress = options.show_progress;
+  native.scratch_dir = options.scratch_dir;
+  return native;
+}
+
+/// C++/CUDA facts appended to the linked Python facts, and Python calls linked to the bindings.
+void add_native_facts(const std::vector<SourceFile>& files, IndexCache& cache, const IndexOptions& options,
+                      const std::vector<python::ExtensionModule>& declared, IndexResult& result) {
+  auto natives = native_paths(files);
+  if (natives.empty()) return;
+  auto native = index_native(files, cache, native_options(options));
+  result.native_units = native.units;
+  result.native_parsed = native.parsed;
+  result.native_units_with_errors = native.units_with_errors;
+  result.includers = std::move(native.includers);
+  result.extensions = resolve_extensions(declared, natives);
+  name_extension_bindings(native.files, result.extensions);
+  for (auto& f : native.files) result.facts.files.push_back(std::move(f));
+  result.facts.diagnostics.insert(result.facts.diagnostics.end(), native.diagnostics.begin(), native.diagnostics.end());
+  result.python_to_native_links = link_python_to_bindings(result.facts, result.extensions);
+}
+
+}  // namespace
+
+std::vector<frontend::FileFacts> native_facts_of_units(const std::vector<SourceFile>& files,
+                                                       const std::set<std::string>& units, IndexCache& cache,
+                                                       const IndexOptions& options,
+                                                       const std::vector<ResolvedExtension>& extensions) {
+  auto native = native_options(options);
+  native.only_units = units;
+  auto index = index_native(files, cache, native);
+  name_extension_bindings(index.files, extensions);
+  return std::move(index.files);
 }
 
 IndexResult index_repository(const std::vector<SourceFile>& files, IndexCache& cache,
@@ -104,11 +152,17 @@ IndexResult index_repository(const std::vector<SourceFile>& files, IndexCache& c
   if (auto status = cache.store(fresh); !status)
     result.facts.diagnostics.push_back(warning(".fastci/index.db", status.error().message));
 
+  std::vector<python::ExtensionModule> declared;
+  for (const auto& r : records) declared.insert(declared.end(), r.extensions.begin(), r.extensions.end());
   start = std::chrono::steady_clock::now();
   auto diagnostics = std::move(result.facts.diagnostics);
   result.facts = python::link_modules(std::move(records));
   result.facts.diagnostics.insert(result.facts.diagnostics.end(), diagnostics.begin(), diagnostics.end());
   result.link_seconds = seconds_since(start);
+
+  start = std::chrono::steady_clock::now();
+  add_native_facts(files, cache, options, declared, result);
+  result.native_seconds = seconds_since(start);
   for (std::size_t i = 0; i < result.facts.files.size(); ++i) result.file_index[result.facts.files[i].path] = i;
   return result;
 }

@@ -2,11 +2,15 @@
 /// Indexing a repository: every source file through its frontend (served from the index cache
 /// when its content is unchanged), then cross-file linking into RepositoryFacts.
 
+#include <filesystem>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "callgraph/extension_links.h"
 #include "callgraph/index_cache.h"
 #include "frontend/facts.h"
 #include "util/result.h"
@@ -25,6 +29,7 @@ struct SourceFile {
 struct IndexOptions {
   unsigned threads = 2;
   bool show_progress = true;
+  std::filesystem::path scratch_dir;  ///< where C++/CUDA sources are written for Clang on a cache miss
 };
 
 /// The linked facts of a tree and what it cost.
@@ -35,6 +40,13 @@ struct IndexResult {
   std::size_t parsed = 0;  ///< cache misses
   double parse_seconds = 0;
   double link_seconds = 0;
+  std::size_t native_units = 0;             ///< C++/CUDA translation units
+  std::size_t native_parsed = 0;            ///< of them parsed by Clang this run (cache misses)
+  std::size_t native_units_with_errors = 0; ///< units Clang reported errors in (facts kept)
+  std::size_t python_to_native_links = 0;   ///< Python calls linked to bound C++ functions
+  double native_seconds = 0;
+  std::map<std::string, std::set<std::string>> includers;  ///< header -> units that read it
+  std::vector<ResolvedExtension> extensions;               ///< extension modules and their sources
 
   /// Facts of one file, or nullptr.
   const frontend::FileFacts* find(const std::string& path) const;
@@ -42,12 +54,19 @@ struct IndexResult {
   std::vector<frontend::Test> tests() const;
 };
 
-/// Whether fastci indexes a path (Python sources for now).
+/// Whether the Python frontend indexes a path (C++/CUDA: native_index.h).
 bool is_indexed_source(const std::string& path);
 
 /// Parses and links every indexed file of `files`.
 IndexResult index_repository(const std::vector<SourceFile>& files, IndexCache& cache,
                              const IndexOptions& options);
+
+/// Facts of C++/CUDA files at one commit (base side of a diff): the units named, split by file,
+/// their bindings named after `extensions`.
+std::vector<frontend::FileFacts> native_facts_of_units(const std::vector<SourceFile>& files,
+                                                       const std::set<std::string>& units, IndexCache& cache,
+                                                       const IndexOptions& options,
+                                                       const std::vector<ResolvedExtension>& extensions);
 
 /// Unlinked facts of one file (symbols with lines and body hashes), for the base side of a diff.
 frontend::FileFacts parse_file(const std::string& path, const std::string& content);

@@ -156,12 +156,16 @@ std::string serialize(const ModuleRecord& record) {
   for (const auto& r : record.references)
     references.push_back(json::array({r.scope, r.text, to_string(r.kind), r.line,
                                       r.keep_unresolved, r.decorated, r.arguments}));
-  json j = {{"format", "fastci-python-module/3"},
+  json extensions = json::array();
+  for (const auto& e : record.extensions)
+    extensions.push_back(json::array({e.name, e.absolute_name, e.builder_class, e.sources, e.line}));
+  json j = {{"format", "fastci-python-module/4"},
             {"facts", to_json(record.facts)},
             {"module", record.module_name},
             {"package", record.is_package},
             {"scopes", scopes},
-            {"references", references}};
+            {"references", references},
+            {"extensions", extensions}};
   // MessagePack: about twice as fast to read back as JSON text, and it keeps bytes that are not
   // UTF-8 as they are.
   std::vector<std::uint8_t> bytes = json::to_msgpack(j);
@@ -172,7 +176,7 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes) {
   json j = json::from_msgpack(bytes.begin(), bytes.end(), /*strict=*/true, /*allow_exceptions=*/false);
   if (j.is_discarded()) return util::Error{"cached Python module record is not valid MessagePack"};
   try {
-    if (j.at("format") != "fastci-python-module/3")
+    if (j.at("format") != "fastci-python-module/4")
       return util::Error{"cached Python module record has an unknown format"};
     ModuleRecord record;
     auto facts = file_facts_from_json(j.at("facts"));
@@ -181,6 +185,9 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes) {
     record.module_name = j.at("module").get<std::string>();
     record.is_package = j.at("package").get<bool>();
     for (const auto& s : j.at("scopes")) record.scopes.push_back(scope_from(s));
+    for (const auto& e : j.at("extensions"))
+      record.extensions.push_back({e.at(0).get<std::string>(), e.at(1).get<std::string>(), e.at(2).get<std::string>(),
+                                   e.at(3).get<std::vector<std::string>>(), record.facts.path, e.at(4).get<int>()});
     for (const auto& r : j.at("references")) {
       RawReference ref;
       ref.scope = r.at(0).get<int>();

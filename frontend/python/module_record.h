@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "frontend/facts.h"
+#include "frontend/python/extension_modules.h"
 #include "util/result.h"
 
 namespace fastci::frontend::python {
@@ -110,6 +111,7 @@ struct ModuleRecord {
   bool is_package = false;  ///< an __init__.py
   std::vector<Scope> scopes;  ///< scopes[0] is the module
   std::vector<RawReference> references;
+  std::vector<ExtensionModule> extensions;  ///< native extensions the file declares (setup.py, op builders)
 };
 
 /// Cache form of a record (MessagePack).

@@ -25,13 +25,26 @@ TEST(ModuleRecordCache, RoundTripsARealRecord) {
   EXPECT_TRUE(parametrize);
 }
 
+TEST(ModuleRecordCache, KeepsTheExtensionsASetupPyDeclares) {
+  auto source = util::read_file(testing::source_root() / "tests/fixtures/cpp/ext/setup.py");
+  ASSERT_TRUE(source.ok());
+  auto record = parse_module("tests/fixtures/cpp/ext/setup.py", *source);
+  ASSERT_EQ(record.extensions.size(), 1u);
+  auto back = deserialize(serialize(record));
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  ASSERT_EQ(back->extensions.size(), 1u);
+  EXPECT_EQ(back->extensions[0].name, "fixture_ops");
+  EXPECT_EQ(back->extensions[0].sources.size(), 3u);
+  EXPECT_EQ(back->extensions[0].file, "tests/fixtures/cpp/ext/setup.py");
+}
+
 TEST(ModuleRecordCache, RejectsCorruptInput) {
   EXPECT_FALSE(deserialize("not json").ok());
   EXPECT_FALSE(deserialize("{}").ok());
   auto record = parse_module("a.py", "def f():\n    g()\n");
   std::string bytes = serialize(record);
   std::string broken = bytes;
-  broken.replace(broken.find("fastci-python-module/3"), 22, "fastci-python-module/9");
+  broken.replace(broken.find("fastci-python-module/4"), 22, "fastci-python-module/9");
   auto result = deserialize(broken);
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.error().message.find("format"), std::string::npos);

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "frontend/python/extension_modules.h"
 #include "frontend/python/pytest_ids.h"
 #include "frontend/python/syntax_tree.h"
 #include "util/hash.h"
@@ -525,11 +526,34 @@ class ModuleParser {
     return out;
   }
 
+  /// The literal module name of importlib.import_module("a.b") or pytest.importorskip("a.b").
+  std::optional<std::string> module_imported_by(TSNode value) const {
+    if (!is(value, "call")) return std::nullopt;
+    auto callee = dotted_text(field(value, "function"));
+    if (!callee || !(callee->ends_with("import_module") || callee->ends_with("importorskip"))) return std::nullopt;
+    TSNode arguments = field(value, "arguments");
+    if (ts_node_is_null(arguments) || ts_node_named_child_count(arguments) == 0) return std::nullopt;
+    TSNode first = ts_node_named_child(arguments, 0);
+    if (!is(first, "string")) return std::nullopt;
+    std::string_view quoted = text(first);
+    if (quoted.size() < 3 || (quoted.front() != '"' && quoted.front() != '\'')) return std::nullopt;
+    std::string name(quoted.substr(1, quoted.size() - 2));
+    bool dotted = std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+    });
+    if (!dotted || name.front() == '.') return std::nullopt;
+    return name;
+  }
+
   NameBinding value_binding(std::string name, TSNode value, int line) const {
     NameBinding binding;
     binding.name = std::move(name);
     binding.line = line;
-    if (is(value, "call")) {
+    if (auto module = module_imported_by(value)) {
+      // m = importlib.import_module("a.b") / pytest.importorskip("a.b"): as `import a.b as m`
+      binding.kind = NameBinding::Kind::module_import;
+      binding.target = binding.member = *module;
+    } else if (is(value, "call")) {
       if (auto callee = dotted_text(field(value, "function"))) {
         binding.kind = NameBinding::Kind::call_result;
         binding.target = *callee;
@@ -1294,6 +1318,7 @@ ModuleRecord parse_module(std::string_view path, std::string_view source) {
   }
   parser.run(root);
   ts_tree_delete(tree);
+  if (may_declare_extensions(path, source)) record.extensions = find_extension_modules(path, source);
   return record;
 }
 

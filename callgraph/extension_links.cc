@@ -1,0 +1,194 @@
+#include "callgraph/extension_links.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_set>
+
+namespace fastci::callgraph {
+namespace {
+
+const std::string kUnnamedModule = "TORCH_EXTENSION_NAME";
+
+/// One component of a dotted call text: `name` or `name(args)`.
+struct Component {
+  std::string name;
+  std::string arguments;
+  bool called = false;
+};
+
+/// `a.b(x, y.z).c` -> a, b(x, y.z), c: dots inside brackets do not split.
+std::vector<Component> components_of(const std::string& text) {
+  std::vector<Component> out;
+  std::string current;
+  int depth = 0;
+  auto flush = [&] {
+    Component c;
+    auto open = current.find_first_of("([");
+    c.name = current.substr(0, open);
+    if (open != std::string::npos) {
+      c.called = current[open] == '(';
+      c.arguments = current.substr(open + 1, current.size() > open + 1 ? current.size() - open - 2 : 0);
+    }
+    out.push_back(std::move(c));
+    current.clear();
+  };
+  for (char ch : text) {
+    if (ch == '(' || ch == '[') ++depth;
+    if (ch == ')' || ch == ']') --depth;
+    if (ch == '.' && depth == 0) {
+      flush();
+      continue;
+    }
+    current += ch;
+  }
+  flush();
+  return out;
+}
+
+std::string joined(const std::vector<Component>& parts, std::size_t from, std::size_t to) {
+  std::string out;
+  for (std::size_t i = from; i < to; ++i) out += (out.empty() ? "" : ".") + parts[i].name;
+  return out;
+}
+
+/// Where the extension module itself is in the text: after its import name, or after
+/// `<Builder>(...).load()`. Returns the index of the first component after it.
+std::optional<std::size_t> module_end(const std::vector<Component>& parts, const frontend::python::ExtensionModule& e) {
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    std::string prefix = joined(parts, 0, k + 1);
+    for (const std::string& name : {e.name, e.absolute_name})
+      if (!name.empty() && (prefix == name || prefix.ends_with("." + name))) return k + 1;
+    if (e.builder_class.empty() || k + 1 >= parts.size()) continue;
+    // InferenceBuilder().load(), create_op_builder(InferenceBuilder).load(), op_builder_dict["x"]().load()
+    const Component& c = parts[k];
+    bool builder = (c.name == e.builder_class && c.called) ||
+                   c.arguments.find(e.builder_class) != std::string::npos ||
+                   c.arguments.find("\"" + e.name + "\"") != std::string::npos ||
+                   c.arguments.find("'" + e.name + "'") != std::string::npos;
+    const std::string& next = parts[k + 1].name;
+    if (builder && (next == "load" || next == "jit_load")) return k + 2;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<ResolvedExtension> resolve_extensions(const std::vector<frontend::python::ExtensionModule>& modules,
+                                                  const std::vector<std::string>& native_files) {
+  std::vector<ResolvedExtension> out;
+  for (const auto& m : modules) {
+    auto files = frontend::python::resolve_extension_sources(m, native_files);
+    if (!files.empty()) out.push_back({m, std::move(files)});
+  }
+  return out;
+}
+
+void name_extension_bindings(std::vector<frontend::FileFacts>& native_files,
+                             const std::vector<ResolvedExtension>& extensions) {
+  for (auto& file : native_files) {
+    std::vector<std::string> names;
+    for (const auto& e : extensions)
+      if (std::binary_search(e.files.begin(), e.files.end(), file.path)) names.push_back(e.module.name);
+    if (names.empty()) continue;
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    const std::string unnamed = kUnnamedModule + "@" + file.path;
+    std::map<std::string, std::string> renamed;  // old id -> suffix after the module
+    std::vector<frontend::Binding> bindings;
+    for (const auto& b : file.bindings) {
+      if (b.extension_module != unnamed) {
+        bindings.push_back(b);
+        continue;
+      }
+      renamed["binding:" + unnamed + "." + b.python_name] = b.python_name;
+      for (const auto& name : names) {
+        bindings.push_back(b);
+        bindings.back().extension_module = name;
+      }
+    }
+    if (renamed.empty()) continue;
+    file.bindings = std::move(bindings);
+    std::vector<frontend::Symbol> symbols;
+    for (const auto& s : file.symbols) {
+      auto it = renamed.find(s.id);
+      if (it == renamed.end()) {
+        symbols.push_back(s);
+        continue;
+      }
+      for (const auto& name : names) {
+        symbols.push_back(s);
+        symbols.back().id = "binding:" + name + "." + it->second;
+        symbols.back().qualified_name = name + "." + it->second;
+      }
+    }
+    file.symbols = std::move(symbols);
+    std::vector<frontend::Edge> edges;
+    for (const auto& e : file.edges) {
+      auto it = renamed.find(e.from);
+      if (it == renamed.end()) {
+        edges.push_back(e);
+        continue;
+      }
+      for (const auto& name : names) {
+        edges.push_back(e);
+        edges.back().from = "binding:" + name + "." + it->second;
+      }
+    }
+    file.edges = std::move(edges);
+  }
+}
+
+std::vector<std::string> bindings_named_by(const std::string& text, const std::vector<ResolvedExtension>& extensions,
+                                           const std::vector<std::string>& binding_ids) {
+  auto known = [&](const std::string& id) { return std::binary_search(binding_ids.begin(), binding_ids.end(), id); };
+  std::vector<std::string> out;
+  auto parts = components_of(text);
+  if (parts.size() >= 4 && parts[0].name == "torch" && parts[1].name == "ops") {
+    std::string id = "binding:torch.ops." + parts[2].name + "." + parts[3].name;
+    if (known(id)) out.push_back(id);
+    return out;
+  }
+  // PYBIND11_MODULE(literal_name, m): the module's import name is in the binding ids already.
+  for (std::size_t k = 0; k + 1 < parts.size(); ++k) {
+    std::string id = "binding:" + joined(parts, 0, k + 1) + "." + joined(parts, k + 1, parts.size());
+    if (known(id)) out.push_back(id);
+  }
+  for (const auto& e : extensions) {
+    auto end = module_end(parts, e.module);
+    if (!end || *end >= parts.size()) continue;
+    std::string name = joined(parts, *end, parts.size());
+    for (const std::string& candidate : {name, name + ".__init__"}) {
+      std::string id = "binding:" + e.module.name + "." + candidate;
+      if (known(id)) out.push_back(id);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::size_t link_python_to_bindings(frontend::RepositoryFacts& facts, const std::vector<ResolvedExtension>& extensions) {
+  std::vector<std::string> binding_ids;
+  for (const auto& f : facts.files)
+    for (const auto& s : f.symbols)
+      if (s.kind == frontend::SymbolKind::binding) binding_ids.push_back(s.id);
+  std::sort(binding_ids.begin(), binding_ids.end());
+  if (binding_ids.empty()) return 0;
+  std::size_t added = 0;
+  for (auto& f : facts.files) {
+    if (f.language != frontend::Language::python) continue;
+    std::vector<frontend::Edge> links;
+    for (const auto& e : f.edges) {
+      if (!e.to.starts_with("?")) continue;
+      for (const auto& id : bindings_named_by(e.to.substr(1), extensions, binding_ids))
+        links.push_back({e.from, id, frontend::EdgeKind::call, e.file, e.line});
+    }
+    added += links.size();
+    f.edges.insert(f.edges.end(), links.begin(), links.end());
+  }
+  return added;
+}
+
+}  // namespace fastci::callgraph
