@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 
+#include "callgraph/native_index.h"
 #include "evidence/store/store.h"
 #include "planner/evidence_select.h"
 
@@ -42,8 +44,9 @@ util::Result<std::unique_ptr<callgraph::IndexCache>> open_index_cache(const Anal
   return callgraph::IndexCache::open(dir / "index.db", callgraph::frontend_version());
 }
 
-util::Result<CommitIndex> index_commit(const GitRepository& repo, const std::string& commit,
-                                       callgraph::IndexCache& cache, const AnalyzeOptions& options) {
+namespace {
+
+util::Result<std::vector<callgraph::SourceFile>> source_files(const GitRepository& repo, const std::string& commit) {
   auto files = repo.list_files(commit);
   if (!files.ok()) return files.error();
   std::vector<callgraph::SourceFile> sources;
@@ -52,9 +55,67 @@ util::Result<CommitIndex> index_commit(const GitRepository& repo, const std::str
     std::string blob = f.blob_id;
     sources.push_back({f.path, blob, [&repo, blob] { return repo.read_blob(blob); }, f.is_symlink});
   }
+  return sources;
+}
+
+callgraph::IndexOptions index_options(const AnalyzeOptions& options) {
+  auto state = options.state_dir.empty() ? options.repository / ".fastci" : options.state_dir;
+  std::error_code ignored;
+  std::filesystem::create_directories(state, ignored);
+  return {options.threads, options.show_progress, state};
+}
+
+/// Base-side facts of changed C++/CUDA files: the changed units, and for a header the units that
+/// include it at head, parsed at base.
+util::Status add_native_base_facts(const GitRepository& repo, const std::string& base,
+                                   const std::vector<FileDiff>& diffs, const callgraph::IndexResult& head,
+                                   callgraph::IndexCache& cache, const AnalyzeOptions& options,
+                                   std::map<std::string, frontend::FileFacts>& base_files) {
+  std::set<std::string> units, wanted;
+  for (const auto& d : diffs) {
+    if (d.status == FileStatus::added || !callgraph::is_native_source(d.old_path)) continue;
+    wanted.insert(d.old_path);
+    if (callgraph::is_translation_unit(d.old_path)) units.insert(d.old_path);
+    if (auto it = head.includers.find(d.old_path); it != head.includers.end())
+      units.insert(it->second.begin(), it->second.end());
+  }
+  if (units.empty() || !callgraph::native_frontend_available()) return {};
+  auto files = source_files(repo, base);
+  if (!files.ok()) return files.error();
+  for (auto& f : callgraph::native_facts_of_units(*files, units, cache, index_options(options), head.extensions))
+    if (wanted.contains(f.path)) base_files[f.path] = std::move(f);
+  return {};
+}
+
+/// A native_units widening made concrete: every symbol of the units that read the file (and of
+/// the file itself) counts as changed, so the graph reaches the tests through their bindings.
+void add_native_unit_symbols(const callgraph::IndexResult& head, ChangeSet& changes) {
+  std::set<std::string> present;
+  for (const auto& s : changes.symbols) present.insert(s.id);
+  for (const auto& w : changes.widenings) {
+    if (w.scope != Widening::Scope::native_units) continue;
+    std::set<std::string> files = {w.file};
+    if (auto it = head.includers.find(w.file); it != head.includers.end()) files.insert(it->second.begin(), it->second.end());
+    for (const auto& path : files) {
+      const auto* facts = head.find(path);
+      if (!facts) continue;
+      for (const auto& s : facts->symbols)
+        if (present.insert(s.id).second)
+          changes.symbols.push_back({s.id, SymbolChange::changed, s.kind, s.language, s.qualified_name, s.file,
+                                     s.first_line, s.last_line, {}});
+    }
+  }
+}
+
+}  // namespace
+
+util::Result<CommitIndex> index_commit(const GitRepository& repo, const std::string& commit,
+                                       callgraph::IndexCache& cache, const AnalyzeOptions& options) {
+  auto sources = source_files(repo, commit);
+  if (!sources.ok()) return sources.error();
   CommitIndex result;
   result.commit = commit;
-  result.index = callgraph::index_repository(sources, cache, {options.threads, options.show_progress});
+  result.index = callgraph::index_repository(*sources, cache, index_options(options));
   result.graph = callgraph::CallGraph::build(result.index.facts);
   return result;
 }
@@ -97,6 +158,9 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
     auto text = (*repo)->read_file(*base, d.old_path);
     if (text.ok()) base_files.emplace(d.old_path, callgraph::parse_file(d.old_path, *text));
   }
+  if (auto status = add_native_base_facts(**repo, *base, *diffs, head_index->index, **cache, options, base_files);
+      !status)
+    return status.error();
   Plan plan;
   plan.repository = std::filesystem::absolute(options.repository).lexically_normal().string();
   plan.config_source = config->source;
@@ -111,6 +175,7 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
         return it == base_files.end() ? nullptr : &it->second;
       },
       [&](const std::string& path) { return head_index->index.find(path); }, *config);
+  add_native_unit_symbols(head_index->index, plan.changes);
 
   // Deleted symbols are found from the base commit's graph: their old callers are what breaks.
   std::optional<CommitIndex> base_index;

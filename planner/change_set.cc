@@ -39,6 +39,7 @@ const char* to_string(Widening::Scope scope) {
     case Widening::Scope::importers: return "importers";
     case Widening::Scope::rule: return "rule";
     case Widening::Scope::test_file: return "test-file";
+    case Widening::Scope::native_units: return "native-units";
   }
   return "unknown";
 }
@@ -104,7 +105,11 @@ class Builder {
   void add_code_file(const FileDiff& diff, ChangedFile& file, const FileFacts* base,
                      const FileFacts* head) {
     bool python = file.kind == FileKind::python;
-    if (head && !head->parsed) {
+    if (!python && head && !head->parsed) {
+      out_.widenings.push_back({Widening::Scope::native_units, file.path,
+                                "C++/CUDA unit not understood at head (Clang crashed): everything compiled with it counts as changed",
+                                {}});
+    } else if (head && !head->parsed) {
       std::string module_id;
       for (const auto& s : head->symbols)
         if (s.kind == SymbolKind::module) module_id = s.id;
@@ -138,6 +143,15 @@ class Builder {
       } else if (b) {
         record(file, changed_symbol(*b, SymbolChange::deleted));
       }
+    }
+    if (!python && outside_functions_ > 0) {
+      out_.widenings.push_back({Widening::Scope::native_units, file.path,
+                                std::to_string(outside_functions_) +
+                                    " changed lines outside any function (macros, types, declarations): every unit "
+                                    "that includes it counts as changed",
+                                {}});
+      outside_functions_ = 0;
+      return;
     }
     if (file.symbols.empty() && (diff.new_lines.size() + diff.old_lines.size()) > 0)
       file.note = unchanged > 0 ? "formatting, comments or docstrings only" : "no code lines changed";
@@ -175,7 +189,10 @@ class Builder {
              std::set<std::string>& touched) {
     if (!facts) return;
     const Symbol* s = innermost(*facts, line);
-    if (!s) return;
+    if (!s) {
+      if (!python && !is_trivial_line(text, false)) ++outside_functions_;
+      return;
+    }
     // Blank and comment lines at module level are not code; inside a definition the body hash
     // decides (it ignores them).
     if (s->kind == SymbolKind::module && is_trivial_line(text, python)) return;
@@ -183,6 +200,7 @@ class Builder {
   }
 
   ChangeSet& out_;
+  int outside_functions_ = 0;  ///< native lines of the current file outside every symbol
 };
 
 }  // namespace

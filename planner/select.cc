@@ -146,7 +146,8 @@ class Selector {
         break;
       case Widening::Scope::importers:
       case Widening::Scope::test_file:
-        break;  // handled through the graph
+      case Widening::Scope::native_units:
+        break;  // handled through the graph (native units: their symbols are in the change set)
     }
   }
 
