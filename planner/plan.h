@@ -22,6 +22,9 @@ struct AnalysisTiming {
   double total_seconds = 0;
   std::size_t files_indexed = 0;
   std::size_t files_parsed = 0;  ///< not served by the index cache
+  std::size_t native_units = 0;         ///< C++/CUDA translation units indexed
+  std::size_t native_units_parsed = 0;  ///< of them parsed by Clang (not cached)
+  std::size_t python_native_links = 0;  ///< Python calls linked to bound C++ functions
 };
 
 /// Everything fastci-analyze decided for one change.

@@ -129,6 +129,8 @@ json plan_to_json(const Plan& plan) {
           {"all_gpu_hours", pr.all_gpu_hours}}},
         {"analysis",
          {{"files_indexed", t.files_indexed}, {"files_parsed", t.files_parsed},
+          {"native_units", t.native_units}, {"native_units_parsed", t.native_units_parsed},
+          {"python_native_links", t.python_native_links},
           {"index_seconds", t.index_seconds}, {"link_seconds", t.link_seconds},
           {"select_seconds", t.select_seconds}, {"total_seconds", t.total_seconds}}}}},
       {"changes", changes_json(plan.changes)},
