@@ -139,6 +139,17 @@ TEST_F(LinkingFixture, ClassAttributesAssignedThroughTheClassName) {
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.SharedOp.forward", p + "pkg.util.Helper.work", EdgeKind::call));
 }
 
+TEST_F(LinkingFixture, AutogradFunctionApplyRunsForward) {
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.scale_through_autograd", p + "pkg.core.ScaleFunction.forward", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.scale_through_autograd", p + "pkg.core.ScaleFunction.backward", EdgeKind::call));
+}
+
+TEST_F(LinkingFixture, FixtureValuesAndGlobalAssignments) {
+  EXPECT_TRUE(has_edge(*facts_, p + "test_fixture_values.test_uses_fixture_value", p + "pkg.util.Helper.work",
+                       EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "test_fixture_values.use_shared", p + "pkg.util.Helper.work", EdgeKind::call));
+}
+
 TEST_F(LinkingFixture, NoCallIsDropped) {
   // Every call reference becomes at least one edge.
   auto root = testing::source_root();

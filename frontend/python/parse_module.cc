@@ -230,7 +230,16 @@ class ModuleParser {
     return qualified;
   }
 
-  void bind(int scope, NameBinding binding) { record_.scopes[scope].bindings.push_back(std::move(binding)); }
+  void bind(int scope, NameBinding binding) {
+    auto declared = globals_.find(scope);
+    if (binding.kind != NameBinding::Kind::definition && declared != globals_.end() &&
+        declared->second.contains(binding.name)) {
+      // `global x` then `x = builder.load()`: a module-level value, evaluated where it is assigned
+      binding.scope = scope;
+      scope = 0;
+    }
+    record_.scopes[scope].bindings.push_back(std::move(binding));
+  }
 
   /// The class whose method `scope` is, when `name` is that method's first parameter.
   int self_class(int scope, std::string_view name) const {
@@ -390,6 +399,11 @@ class ModuleParser {
     if (std::strcmp(type, "call") == 0) return call(node, scope);
     if (std::strcmp(type, "assignment") == 0) return assignment(node, scope);
     if (std::strcmp(type, "import_statement") == 0) return import_statement(node, scope);
+    if (std::strcmp(type, "global_statement") == 0) {
+      for (TSNode name : children(node))
+        if (is(name, "identifier")) globals_[scope].insert(std::string(text(name)));
+      return;
+    }
     if (std::strcmp(type, "import_from_statement") == 0) return import_from(node, scope);
     if (std::strcmp(type, "return_statement") == 0) return return_statement(node, scope);
     if (std::strcmp(type, "raise_statement") == 0) {
@@ -1199,6 +1213,7 @@ class ModuleParser {
   std::unordered_map<std::string, TSNode> constants_;
   int depth_ = 0;
   bool depth_warned_ = false;
+  std::unordered_map<int, std::unordered_set<std::string>> globals_;  ///< scope -> names declared `global` there
 };
 
 /// Up to a few syntax errors with their lines: MISSING nodes say what was expected.

@@ -146,6 +146,41 @@ int Resolver::find_module(std::string_view name, int from_module) const {
   return best;
 }
 
+std::vector<Value> Resolver::fixture_values(int function_scope, const std::string& name) {
+  // pytest passes a test (or fixture) the value of the fixture its parameter names: the fixture
+  // function's return in the same module, else in the nearest conftest.py of an enclosing package.
+  auto package_of = [](const std::string& dotted) {
+    auto dot = dotted.rfind('.');
+    return dot == std::string::npos ? std::string() : dotted.substr(0, dot);
+  };
+  if (!conftests_) {
+    conftests_.emplace();
+    for (int m = 0; m < static_cast<int>(modules_.size()); ++m) {
+      const std::string& candidate = modules_[m].module_name;
+      if (candidate == "conftest" || candidate.ends_with(".conftest")) conftests_->push_back(m);
+    }
+    std::sort(conftests_->begin(), conftests_->end(), [&](int a, int b) {
+      return modules_[a].module_name.size() > modules_[b].module_name.size();  // deepest first
+    });
+  }
+  const int own = module_of(function_scope);
+  const std::string package = package_of(modules_[own].module_name);
+  std::vector<int> candidates = {own};
+  for (int m : *conftests_) {
+    std::string folder = package_of(modules_[m].module_name);
+    if (m != own && (folder.empty() || package == folder || package.starts_with(folder + "."))) candidates.push_back(m);
+  }
+  std::vector<Value> out;
+  for (int m : candidates) {
+    const auto& scopes = modules_[m].scopes;
+    for (std::size_t i = 1; i < scopes.size(); ++i)
+      if (scopes[i].is_fixture && scopes[i].fixture_name == name && scopes[i].parent == 0)
+        for (const auto& v : resolve(scopes[i].name + "()", global(m, 0))) append_unique(out, v);
+    if (!out.empty()) break;
+  }
+  return out;
+}
+
 Value Resolver::module_value(const std::string& name) const {
   Value v;
   v.kind = Value::Kind::module;
@@ -215,6 +250,9 @@ std::vector<Value> Resolver::lookup(int global_scope, const std::string& name) {
 
 std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding& b) {
   int m = module_of(global_scope);
+  // a module-level name assigned in a function under `global`: its value reads that function's names
+  if (b.scope >= 0 && b.kind != NameBinding::Kind::definition && scope(global_scope).kind == Scope::Kind::module)
+    global_scope = global(m, b.scope);
   switch (b.kind) {
     case NameBinding::Kind::definition: {
       int target = global(m, b.scope);
@@ -286,6 +324,8 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
           for (const auto& v : resolve(b.member, parent)) append_unique(out, v);
         if (s.kind == Scope::Kind::function)
           for (const auto& v : parameter_flow(global_scope, b.name)) append_unique(out, v);
+        if (out.empty() && b.member.empty())
+          for (const auto& v : fixture_values(global_scope, b.name)) append_unique(out, v);
         return out;
       }
       if (scope(parent).kind != Scope::Kind::class_) return {};
@@ -438,6 +478,11 @@ std::vector<Value> Resolver::attribute(const std::vector<Value>& values, const s
         break;
       case Value::Kind::class_:
         found = class_attribute(v.id, name, false, v.exact, false);
+        if (name == "apply" && is_autograd_function(v.id)) {
+          // torch.autograd.Function.apply runs the class's forward (and later its backward)
+          for (const char* method : {"forward", "backward"})
+            for (const auto& f : class_attribute(v.id, method, false, v.exact, false)) append_unique(found, f);
+        }
         break;
       case Value::Kind::instance:
         found = class_attribute(v.id, name, true, v.exact, false);
@@ -458,6 +503,14 @@ std::vector<Value> Resolver::attribute(const std::vector<Value>& values, const s
     for (const auto& f : found) append_unique(out, f);
   }
   return out;
+}
+
+bool Resolver::is_autograd_function(int class_scope) {
+  for (const auto& base : external_bases(class_scope))
+    if (base == "torch.autograd.Function" || base.ends_with("autograd.function.Function") ||
+        base == "torch.autograd.function.Function")
+      return true;
+  return false;
 }
 
 int Resolver::own_member(int class_scope, const std::string& name) const {

@@ -94,6 +94,10 @@ class Resolver {
   std::vector<Value> passed_argument(const std::vector<std::string>& arguments, std::size_t position, int caller);
   std::vector<Value> returns_of(int function_scope);
   Value module_value(const std::string& name) const;
+  /// Whether a class derives from torch.autograd.Function (its apply() runs forward).
+  bool is_autograd_function(int class_scope);
+  /// What a parameter named like a pytest fixture receives: that fixture's return values.
+  std::vector<Value> fixture_values(int function_scope, const std::string& name);
   void build_subclasses();
   /// Bindings of a name in a scope, through the per-scope sorted index.
   std::vector<const NameBinding*> bindings_named(int global_scope, std::string_view name) const;
@@ -130,6 +134,7 @@ class Resolver {
   std::vector<std::vector<int>> subclasses_;
   bool subclasses_built_ = false;
   int depth_ = 0;
+  std::optional<std::vector<int>> conftests_;  ///< conftest modules, deepest first (computed once)
 };
 
 }  // namespace fastci::frontend::python
