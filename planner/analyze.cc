@@ -232,9 +232,11 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
   plan.timing.select_seconds = seconds_since(select_start);
   plan.symbols = head_index->graph.vertex_count();
   plan.edges = head_index->graph.edge_count();
+  // Clang's own errors stay with the unit's facts; the plan carries one line per unit (below).
   for (const auto& f : head_index->index.facts.files)
     for (const auto& d : f.diagnostics)
-      if (d.severity == frontend::Diagnostic::Severity::error) plan.diagnostics.push_back(d);
+      if (d.severity == frontend::Diagnostic::Severity::error && f.language == frontend::Language::python)
+        plan.diagnostics.push_back(d);
   for (const auto& d : head_index->index.facts.diagnostics) plan.diagnostics.push_back(d);
   plan.timing.total_seconds = seconds_since(start);
   return plan;
