@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <map>
@@ -228,6 +229,18 @@ util::Result<History> load_history(const std::filesystem::path& file) {
     commit.base = c.value("base", commit.commit + "~1");
     if (!c.contains("results") || !c["results"].is_array())
       return history_error(file, where + ": expected \"results\": [{\"id\", \"outcome\", \"seconds\", \"gpus\"}]");
+    if (c.value("kind", "") == "mutant") {
+      commit.mutant_of = c.value("mutant_of", "");
+      if (commit.mutant_of.empty()) return history_error(file, where + ": a mutant needs \"mutant_of\"");
+      if (c.contains("mutation") && c["mutation"].is_object()) {
+        const auto& m = c["mutation"];
+        commit.mutation = m.value("file", "?") + ":" + std::to_string(m.value("line", 0)) + " " +
+                          m.value("operator", "") + ": " + m.value("original", "") + " -> " + m.value("replacement", "");
+      }
+      if (c.contains("killed_by") && c["killed_by"].is_array())
+        for (const auto& k : c["killed_by"])
+          if (k.is_string()) commit.killed_by.push_back(k.get<std::string>());
+    }
     for (const auto& r : c["results"]) {
       if (!r.is_object() || !r.contains("id") || !r["id"].is_string() || !r.contains("outcome"))
         return history_error(file, where + ": a result needs \"id\" and \"outcome\"");
@@ -291,6 +304,11 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
       row.metrics = measure_order(decision->order, commit.results, history.cluster_gpus);
       row.coverage_retention = retention(context, decision->order);
       row.note = decision->note;
+      if (!commit.killed_by.empty()) {
+        std::set<std::string> planned(decision->order.begin(), decision->order.end());
+        row.mutant_caught = std::any_of(commit.killed_by.begin(), commit.killed_by.end(),
+                                        [&](const std::string& id) { return planned.count(id) > 0; });
+      }
       report.rows.push_back(std::move(row));
     }
   }
@@ -313,44 +331,80 @@ std::string optional_fixed(const std::optional<double>& value, int digits) {
 
 }  // namespace
 
+namespace {
+
+/// One strategy's totals over the rows `include` accepts.
+void totals_row(std::ostringstream& out, const History& history, const ReplayReport& report, bool mutants) {
+  std::size_t run = 0, total = 0;
+  double latency = 0, gpu_hours = 0, analysis = 0, apfd = 0, apfd_cost = 0, kept = 0;
+  int caught = 0, present = 0, scored = 0, with_coverage = 0;
+  for (std::size_t c = 0; c < report.rows.size(); ++c) {
+    if (history.commits[c].is_mutant() != mutants) continue;
+    const auto& row = report.rows[c];
+    run += row.metrics.tests_run;
+    total += row.metrics.tests_total;
+    latency += row.metrics.latency_seconds;
+    gpu_hours += row.metrics.gpu_hours;
+    caught += row.metrics.failures_caught;
+    present += row.metrics.failures_present;
+    analysis += row.analysis_seconds;
+    if (row.metrics.apfd) {
+      apfd += *row.metrics.apfd;
+      apfd_cost += *row.metrics.apfd_cost;
+      ++scored;
+    }
+    if (row.coverage_retention) {
+      kept += *row.coverage_retention;
+      ++with_coverage;
+    }
+  }
+  out << "| " << to_string(report.strategy) << " | " << run << " / " << total << " | " << fixed(latency / 3600, 3)
+      << " | " << fixed(gpu_hours, 3) << " | " << caught << " / " << present << " | "
+      << (scored ? fixed(apfd / scored, 3) : "-") << " | " << (scored ? fixed(apfd_cost / scored, 3) : "-") << " | "
+      << (with_coverage ? fixed(kept / with_coverage, 3) : "-") << " | " << fixed(analysis, 2) << " |\n";
+}
+
+const char* kTotalsHeader =
+    "| strategy | tests run | latency (h) | GPU-hours | failures caught | mean APFD | mean APFDc | "
+    "coverage retention | analysis (s) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+
+}  // namespace
+
 std::string format_replay(const History& history, const std::vector<ReplayReport>& reports) {
   std::ostringstream out;
-  out << "Replay of " << history.commits.size() << " commits on " << history.cluster_gpus << " GPUs\n\n"
-      << "| strategy | tests run | latency (h) | GPU-hours | failures caught | mean APFD | mean APFDc | "
-         "coverage retention | analysis (s) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-  for (const auto& report : reports) {
-    std::size_t run = 0, total = 0;
-    double latency = 0, gpu_hours = 0, analysis = 0, apfd = 0, apfd_cost = 0, kept = 0;
-    int caught = 0, present = 0, scored = 0, with_coverage = 0;
-    for (const auto& row : report.rows) {
-      run += row.metrics.tests_run;
-      total += row.metrics.tests_total;
-      latency += row.metrics.latency_seconds;
-      gpu_hours += row.metrics.gpu_hours;
-      caught += row.metrics.failures_caught;
-      present += row.metrics.failures_present;
-      analysis += row.analysis_seconds;
-      if (row.metrics.apfd) {
-        apfd += *row.metrics.apfd;
-        apfd_cost += *row.metrics.apfd_cost;
-        ++scored;
+  std::size_t mutants = 0, killable = 0;
+  for (const auto& c : history.commits) {
+    mutants += c.is_mutant();
+    killable += !c.killed_by.empty();
+  }
+  out << "Replay of " << history.commits.size() - mutants << " commits on " << history.cluster_gpus << " GPUs\n\n"
+      << kTotalsHeader;
+  for (const auto& report : reports) totals_row(out, history, report, false);
+  if (mutants > 0) {
+    out << "\n" << mutants << " mutants (" << killable << " killed by at least one recorded test)\n\n"
+        << "| strategy | mutants caught | missed |\n|---|---:|---|\n";
+    for (const auto& report : reports) {
+      int caught = 0;
+      std::string missed;
+      for (std::size_t c = 0; c < report.rows.size(); ++c) {
+        if (!report.rows[c].mutant_caught) continue;
+        if (*report.rows[c].mutant_caught) ++caught;
+        else missed += (missed.empty() ? "" : "; ") + history.commits[c].mutation;
       }
-      if (row.coverage_retention) {
-        kept += *row.coverage_retention;
-        ++with_coverage;
-      }
+      out << "| " << to_string(report.strategy) << " | " << caught << " / " << killable << " | "
+          << (missed.empty() ? "-" : missed) << " |\n";
     }
-    out << "| " << to_string(report.strategy) << " | " << run << " / " << total << " | " << fixed(latency / 3600, 3)
-        << " | " << fixed(gpu_hours, 3) << " | " << caught << " / " << present << " | "
-        << (scored ? fixed(apfd / scored, 3) : "-") << " | " << (scored ? fixed(apfd_cost / scored, 3) : "-") << " | "
-        << (with_coverage ? fixed(kept / with_coverage, 3) : "-") << " | " << fixed(analysis, 2) << " |\n";
+    out << "\nOn the mutants (every failure counted, killed or already failing):\n\n" << kTotalsHeader;
+    for (const auto& report : reports) totals_row(out, history, report, true);
   }
   out << "\n| commit | strategy | tests | latency (s) | GPU-h | caught | first failure (s) | APFD | APFDc | note |\n"
          "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (std::size_t c = 0; c < history.commits.size(); ++c)
     for (const auto& report : reports) {
       const auto& row = report.rows[c];
-      out << "| " << row.commit.substr(0, 10) << " | " << to_string(report.strategy) << " | " << row.metrics.tests_run
+      std::string name = row.commit.substr(0, 10);
+      if (history.commits[c].is_mutant()) name = "mutant of " + history.commits[c].mutant_of.substr(0, 10);
+      out << "| " << name << " | " << to_string(report.strategy) << " | " << row.metrics.tests_run
           << " | " << fixed(row.metrics.latency_seconds, 1) << " | " << fixed(row.metrics.gpu_hours, 4) << " | "
           << row.metrics.failures_caught << "/" << row.metrics.failures_present << " | "
           << optional_fixed(row.metrics.time_to_first_failure, 1) << " | " << optional_fixed(row.metrics.apfd, 3)

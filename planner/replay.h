@@ -17,6 +17,12 @@ struct RecordedCommit {
   std::string commit;
   std::string base;
   std::vector<RecordedResult> results;  ///< in the order the run-all ran them
+  /// A mutation fault injected into a real commit's changed code (commit = the mutant on top of the
+  /// real commit, base = the real commit's base): empty `mutant_of` for real commits.
+  std::string mutant_of;
+  std::string mutation;                 ///< "file:line operator: original -> replacement"
+  std::vector<std::string> killed_by;   ///< tests failing on the mutant that passed on the real commit
+  bool is_mutant() const { return !mutant_of.empty(); }
 };
 
 /// A recorded history (history.json, format "fastci-history/1").
@@ -50,6 +56,7 @@ struct ReplayRow {
   double analysis_seconds = 0;           ///< time the strategy needed to decide
   std::optional<double> coverage_retention; ///< changed lines covered by the plan / by run-all
   std::string note;                      ///< e.g. why a strategy fell back to run-all
+  std::optional<bool> mutant_caught;     ///< mutants with killers: whether the plan runs one of them
 };
 
 /// A strategy over the whole history.

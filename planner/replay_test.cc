@@ -1,10 +1,13 @@
 #include "planner/replay.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+
+#include "util/file.h"
 
 namespace fastci::planner {
 namespace {
@@ -116,6 +119,61 @@ TEST(Replay, ExampleHistoryHasKnownMetricsForEveryStrategy) {
   }
   auto text = format_replay(*history, *reports);
   EXPECT_NE(text.find("| fastci-select | 6 / 17 |"), std::string::npos) << text;
+  fs::remove_all(dir);
+}
+
+TEST(Replay, MutantsAreScoredByTheirKillers) {
+  auto dir = example_history();
+  // Two faults injected into the change's topk_routing, each committed on top of "change":
+  // one the recorded run kills (a router test fails), one no test kills.
+  std::string git = "git -C " + (dir / "repo").string() + " -c user.name=t -c user.email=t@example.org ";
+  std::string router = (dir / "repo/minifw/moe/router.py").string();
+  std::string script = git + "checkout -q change && sed -i 's/order\\[:k\\])/order[:k + 1])/' " + router + " && " +
+                       git + "commit -qam killed && " + git + "tag mutant-killed && " + git + "checkout -q change && " +
+                       "sed -i 's/stable expert order/stable order/' " + router + " && sed -i 's/reverse=True/reverse=bool(1)/' " +
+                       router + " && " + git + "commit -qam survived && " + git + "tag mutant-survived && " + git +
+                       "checkout -q change";
+  ASSERT_EQ(std::system((script + " >/dev/null").c_str()), 0);
+  auto text = util::read_file(dir / "history.json");
+  ASSERT_TRUE(text.ok());
+  auto j = nlohmann::json::parse(*text);
+  auto killed = j["commits"][0];
+  killed["kind"] = "mutant";
+  killed["commit"] = "mutant-killed";
+  killed["mutant_of"] = "change";
+  killed["mutation"] = {{"file", "minifw/moe/router.py"}, {"line", 7}, {"operator", "constant"},
+                        {"original", "order[:k]"}, {"replacement", "order[:k + 1]"}};
+  killed["killed_by"] = {"tests/unit/test_router.py::TestTopKRouter::test_route_picks_largest[1]"};
+  for (auto& r : killed["results"])
+    if (r["id"] == "tests/unit/test_router.py::TestTopKRouter::test_route_picks_largest[1]") r["outcome"] = "failed";
+  auto survived = j["commits"][0];
+  survived["kind"] = "mutant";
+  survived["commit"] = "mutant-survived";
+  survived["mutant_of"] = "change";
+  j["commits"].push_back(killed);
+  j["commits"].push_back(survived);
+  std::ofstream(dir / "mutants.json") << j.dump();
+  auto history = load_history(dir / "mutants.json");
+  ASSERT_TRUE(history.ok()) << history.error().to_string();
+  ASSERT_EQ(history->commits.size(), 3u);
+  EXPECT_TRUE(history->commits[1].is_mutant());
+  EXPECT_EQ(history->commits[1].mutation, "minifw/moe/router.py:7 constant: order[:k] -> order[:k + 1]");
+  ReplayOptions options;
+  options.state_dir = dir / "state";
+  auto reports = replay(*history, {ReplayStrategy::run_all, ReplayStrategy::fastci_select}, options);
+  ASSERT_TRUE(reports.ok()) << reports.error().to_string();
+  for (const auto& report : *reports) {
+    EXPECT_FALSE(report.rows[0].mutant_caught.has_value());  // a real commit
+    EXPECT_EQ(report.rows[1].mutant_caught, std::optional<bool>(true));
+    EXPECT_FALSE(report.rows[2].mutant_caught.has_value());  // nothing kills it: not scored
+  }
+  // fastci plans the mutant as the change it rides on: the same 6 tests, the killer among them.
+  EXPECT_EQ((*reports)[1].rows[1].metrics.tests_run, 6u);
+  EXPECT_EQ((*reports)[1].rows[1].metrics.failures_caught, 2);
+  auto table = format_replay(*history, *reports);
+  EXPECT_NE(table.find("Replay of 1 commits"), std::string::npos) << table;
+  EXPECT_NE(table.find("2 mutants (1 killed by at least one recorded test)"), std::string::npos) << table;
+  EXPECT_NE(table.find("| fastci-select | 1 / 1 | - |"), std::string::npos) << table;
   fs::remove_all(dir);
 }
 
