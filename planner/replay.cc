@@ -272,11 +272,34 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
   const Indexer indexer{**repo, **cache, index_options};
   std::vector<ReplayReport> reports;
   for (auto s : strategies) reports.push_back({s, {}});
-  for (const auto& commit : history.commits) {
+  // Tests already failing where a commit starts are not its faults: its recorded base run, or for
+  // the first commit the evidence run before the history.
+  std::map<std::string, std::set<std::string>> failing_at;
+  std::optional<std::set<std::string>> failing_before_history;
+  if (store) {
+    auto latest = store->latest_results();
+    if (!latest.ok()) return latest.error();
+    failing_before_history.emplace();
+    for (const auto& r : *latest)
+      if (r.outcome == evidence::Outcome::failed || r.outcome == evidence::Outcome::error)
+        failing_before_history->insert(r.test_id);
+  }
+  for (std::size_t index = 0; index < history.commits.size(); ++index) {
+    const RecordedCommit& commit = history.commits[index];
     auto base = (*repo)->resolve(commit.base);
     if (!base.ok()) return base.error();
     auto head = (*repo)->resolve(commit.commit);
     if (!head.ok()) return head.error();
+    const std::set<std::string>* before = nullptr;
+    if (auto it = failing_at.find(*base); it != failing_at.end()) before = &it->second;
+    else if (index == 0 && failing_before_history) before = &*failing_before_history;
+    std::vector<RecordedResult> scored = commit.results;
+    for (auto& r : scored)
+      if (r.failed() && before && before->count(r.test_id)) r.outcome = "failing-before";
+    if (!commit.is_mutant())
+      for (const auto& r : commit.results)
+        if (r.failed()) failing_at[*head].insert(r.test_id);
+    if (!commit.is_mutant()) failing_at.try_emplace(*head);
     CommitContext context;
     context.recorded = &commit;
     context.head = *head;
@@ -301,7 +324,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
       ReplayRow row;
       row.commit = commit.commit;
       row.analysis_seconds = report.strategy == ReplayStrategy::run_all ? 0 : seconds_since(start);
-      row.metrics = measure_order(decision->order, commit.results, history.cluster_gpus);
+      row.metrics = measure_order(decision->order, scored, history.cluster_gpus);
       row.coverage_retention = retention(context, decision->order);
       row.note = decision->note;
       if (!commit.killed_by.empty()) {
