@@ -19,3 +19,8 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     from .plugin import configure
     configure(config)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    from .plugin import apply_world_sizes
+    apply_world_sizes(config, items)

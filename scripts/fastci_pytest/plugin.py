@@ -57,6 +57,43 @@ def add_options(parser):
                     help="auto: sys.monitoring on Python 3.12+, coverage.py + sys.setprofile before")
     group.addoption("--fastci-no-workers", action="store_true", default=False,
                     help="do not record in processes started by tests")
+    group.addoption("--fastci-world-size", metavar="TEST=N", action="append", default=[],
+                    help="run TEST (a node id, or a prefix ending at :: or [) with N processes: adds "
+                         "@pytest.mark.world_size(N), which DeepSpeed's DistributedTest honours, to the test "
+                         "function (all its parametrizations; repeatable; the form of fastci's shrunk-workload "
+                         "overrides)")
+
+
+def _matches(pattern, test_id):
+    return test_id == pattern or (test_id.startswith(pattern) and test_id[len(pattern):][:1] in (":", "["))
+
+
+def apply_world_sizes(config, items):
+    """Adds a world_size mark to every test an --fastci-world-size option names."""
+    overrides = []
+    for text in config.getoption("fastci_world_size"):
+        test, _, size = text.rpartition("=")
+        if not test or not size.isdigit() or int(size) < 1:
+            raise pytest.UsageError("--fastci-world-size expects TEST=N with N >= 1, got %r" % text)
+        overrides.append((test, int(size)))
+    if not overrides:
+        return
+    rootdir = str(config.rootpath)
+    _, top = git_facts(rootdir)
+    prefix = os.path.relpath(rootdir, top).replace(os.sep, "/") + "/" if top else ""
+    prefix = "" if prefix in ("./", "") or prefix.startswith("..") else prefix
+    for item in items:
+        for test, size in overrides:
+            if _matches(test, item.nodeid) or _matches(test, prefix + item.nodeid):
+                decorator = pytest.mark.world_size(size)
+                mark = decorator.mark
+                item.add_marker(decorator, append=False)
+                # DeepSpeed's DistributedTest reads the function's own pytestmark, not the item's marks,
+                # so the override holds for every parametrization of that function.
+                function = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+                if function is not None:
+                    marks = [m for m in getattr(function, "pytestmark", []) if m.name != "world_size"]
+                    function.pytestmark = [mark] + marks
 
 
 def configure(config):

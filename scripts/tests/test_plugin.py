@@ -285,3 +285,19 @@ def test_ids_are_named_from_the_repository_root_when_rootdir_is_a_subfolder(tmp_
     assert sorted(run.tests) == ["tests/test_layers.py::test_block[Precision.FULL]",
                                  "tests/test_layers.py::test_block[Precision.HALF]"]
     assert {r["test"] for r in run.records if r["type"] == "coverage"} <= set(run.tests)
+
+
+def test_world_size_override_reaches_the_test_function(tmp_path):
+    # fastci's shrunk workloads for DeepSpeed: @pytest.mark.world_size(N) put where DistributedTest reads it
+    project = copy_fixture(tmp_path / "project")
+    evidence = tmp_path / "evidence"
+    result = run_pytest(project, evidence, "tests/test_distributed.py",
+                        "--fastci-world-size=tests/test_distributed.py::TestRanks::test_process_fork=1",
+                        "--fastci-world-size=tests/test_distributed.py::TestRanks::test_pool=3")
+    assert result.returncode == 0, result.stdout + result.stderr
+    run = Evidence(str(evidence))
+    assert run.tests["tests/test_distributed.py::TestRanks::test_process_fork"]["gpus"] == 1
+    assert run.tests["tests/test_distributed.py::TestRanks::test_pool[spawn]"]["gpus"] == 3
+    assert run.tests["tests/test_distributed.py::TestSizes::test_sizes"]["gpus"] == 4
+    bad = run_pytest(project, tmp_path / "bad", "--fastci-world-size=tests/test_distributed.py")
+    assert bad.returncode != 0 and "TEST=N" in bad.stderr
