@@ -1,11 +1,15 @@
-/// fastci-shrink: proposes shrunk workloads for Megatron-LM functional tests (model_config.yaml).
+/// fastci-shrink: proposes shrunk workloads for Megatron-LM functional tests (model_config.yaml) and
+/// for DeepSpeed unit tests (an inventory of node ids with world_size, and runs recorded at other sizes).
 
 #include <filesystem>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
+#include "planner/workload/deepspeed_inventory.h"
 #include "planner/workload/megatron_plan.h"
+#include "planner/workload/propose.h"
+#include "util/file.h"
 #include "planner/workload/report.h"
 
 namespace workload = fastci::planner::workload;
@@ -21,6 +25,74 @@ std::string megatron_dir_of(const std::string& config) {
 std::string case_id_of(const std::string& config) {
   const fs::path dir = fs::weakly_canonical(fs::path(config)).parent_path();
   return dir.parent_path().filename().string() + "/" + dir.filename().string();
+}
+
+workload::ValidationMode validation_mode(const std::string& mode) {
+  return mode == "none"    ? workload::ValidationMode::none
+         : mode == "exact" ? workload::ValidationMode::exact
+                           : workload::ValidationMode::differential;
+}
+
+/// Runs recorded at known sizes, per test id: {"runs": [{"test", "knobs", "covered_symbols",
+/// "context_keys", "kernels", "seconds", "gpus"}]}.
+fastci::util::Result<std::map<std::string, std::vector<workload::SizedRun>>> read_sized_runs(const std::string& path) {
+  auto text = fastci::util::read_file(path);
+  if (!text.ok()) return text.error();
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (j.is_discarded() || !j.contains("runs") || !j["runs"].is_array())
+    return fastci::util::Error{"expected {\"runs\": [...]}", path};
+  std::map<std::string, std::vector<workload::SizedRun>> out;
+  try {
+    for (const auto& r : j["runs"]) {
+      workload::SizedRun run;
+      for (const auto& [name, value] : r.at("knobs").items()) run.knobs[name] = value.get<std::string>();
+      for (const char* field : {"covered_symbols", "context_keys", "kernels"}) {
+        auto& target = std::string(field) == "covered_symbols" ? run.covered_symbols
+                       : std::string(field) == "context_keys"  ? run.context_keys
+                                                               : run.kernels;
+        for (const auto& v : r.value(field, nlohmann::json::array())) target.insert(v.get<std::string>());
+      }
+      run.seconds = r.value("seconds", 0.0);
+      run.gpus = r.value("gpus", 0);
+      out[r.at("test").get<std::string>()].push_back(std::move(run));
+    }
+  } catch (const nlohmann::json::exception& error) {
+    return fastci::util::Error{std::string("bad run record: ") + error.what(), path};
+  }
+  return out;
+}
+
+/// Proposals for the DeepSpeed tests of an inventory that have recorded runs.
+int propose_deepspeed(const std::string& inventory, const std::string& runs_file, const workload::WorkloadData& data,
+                      workload::ValidationMode allowed, const std::string& format) {
+  auto tests = workload::read_deepspeed_inventory(inventory, data.catalogue);
+  if (!tests) {
+    std::cerr << "fastci-shrink: " << tests.error().to_string() << "\n";
+    return 1;
+  }
+  auto runs = read_sized_runs(runs_file);
+  if (!runs) {
+    std::cerr << "fastci-shrink: " << runs.error().to_string() << "\n";
+    return 1;
+  }
+  std::vector<workload::WorkloadProposal> proposals;
+  workload::ProposeOptions options;
+  options.cost = data.cost;
+  options.rules = data.rules;
+  for (const auto& test : *tests) {
+    auto it = runs->find(test.id);
+    if (it == runs->end()) continue;
+    proposals.push_back(workload::propose(test, data.catalogue, data.constraints, it->second, allowed, options));
+  }
+  if (format == "json") {
+    nlohmann::json out = {{"proposals", nlohmann::json::array()}};
+    for (const auto& proposal : proposals) out["proposals"].push_back(workload::to_json(proposal));
+    out["totals"] = workload::totals_json(proposals);
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  } else {
+    std::cout << workload::markdown_table(proposals);
+  }
+  return 0;
 }
 
 }  // namespace
@@ -43,7 +115,25 @@ int main(int argc, char** argv) {
   app.add_option("--mode", mode, "most permissive validation mode: none, exact, differential")
       ->check(CLI::IsMember({"none", "exact", "differential"}));
   app.add_option("--startup-seconds", startup_seconds, "override the cost model's per-phase startup time");
+  std::string deepspeed_inventory, sized_runs;
+  app.add_option("--deepspeed-inventory", deepspeed_inventory,
+                 "DeepSpeed node ids with world_size (JSONL, as in shared/data/deepspeed) instead of Megatron configs");
+  app.add_option("--sized-runs", sized_runs, "runs of those tests recorded at known sizes (JSON)");
   CLI11_PARSE(app, argc, argv);
+
+  if (!deepspeed_inventory.empty()) {
+    auto data = workload::load_workload_data(data_dir);
+    if (!data) {
+      std::cerr << "fastci-shrink: " << data.error().to_string() << "\n";
+      return 1;
+    }
+    if (sized_runs.empty()) {
+      std::cerr << "fastci-shrink: --deepspeed-inventory needs --sized-runs\n";
+      return 2;
+    }
+    const workload::ValidationMode allowed = validation_mode(mode);
+    return propose_deepspeed(deepspeed_inventory, sized_runs, *data, allowed, format);
+  }
 
   if (configs.empty() && !all) {
     std::cerr << "fastci-shrink: give model_config.yaml files or --all with --megatron-dir\n";
@@ -68,9 +158,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (startup_seconds >= 0) data->cost.startup_seconds = startup_seconds;
-  const workload::ValidationMode allowed = mode == "none"    ? workload::ValidationMode::none
-                                           : mode == "exact" ? workload::ValidationMode::exact
-                                                             : workload::ValidationMode::differential;
+  const workload::ValidationMode allowed = validation_mode(mode);
   auto plan = workload::plan_megatron_suite(megatron_dir, *data, allowed);
   if (!plan) {
     std::cerr << "fastci-shrink: " << plan.error().to_string() << "\n";
