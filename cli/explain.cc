@@ -36,6 +36,10 @@ std::string explain_test(const json& plan, const std::string& test_id) {
         write_witness(out, r["witness"]);
       }
     }
+    if (t->contains("shrink"))
+      out << "  shrunk (" << (*t)["shrink"].value("mode", "") << "): " << (*t)["shrink"].value("reason", "") << "; "
+          << (*t)["shrink"].value("full_gpus", 0) << " GPUs x " << (*t)["shrink"].value("full_seconds", 0.0)
+          << " s as written\n";
     if (t->contains("overrides") && !(*t)["overrides"].empty())
       out << "  overrides: " << (*t)["overrides"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return out.str();

@@ -8,6 +8,7 @@
 #include "callgraph/native_index.h"
 #include "evidence/store/store.h"
 #include "planner/evidence_select.h"
+#include "planner/shrink.h"
 
 namespace fastci::planner {
 namespace {
@@ -227,8 +228,18 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
                          "Evidence from the pytest plugin settles these; `fastci explain` names each.");
   int changed_lines = 0;
   for (const auto& f : plan.changes.files) changed_lines += f.lines_added + f.lines_removed;
+  std::map<std::string, ShrinkDecision> shrinks;
+  if (*store) {
+    std::vector<frontend::Test> planned;
+    for (const auto& s : plan.selection.selected) planned.push_back(s.test);
+    auto decided = decide_shrinks(planned, **store);
+    if (!decided.ok()) return decided.error();
+    shrinks = std::move(*decided);
+  }
+  auto prioritize_options = options.prioritize;
+  prioritize_options.shrinks = &shrinks;
   plan.prioritized = prioritize(plan.selection, plan.selection.skipped, evidence, costs, plan.changes.symbols,
-                                changed_lines, options.prioritize);
+                                changed_lines, prioritize_options);
   plan.timing.select_seconds = seconds_since(select_start);
   plan.symbols = head_index->graph.vertex_count();
   plan.edges = head_index->graph.edge_count();

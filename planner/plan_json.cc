@@ -72,6 +72,13 @@ json plan_to_json(const Plan& plan) {
     entry["gpus"] = e.gpus;
     entry["command"] = test_command(e.selected.test);
     entry["overrides"] = e.overrides;
+    if (!e.shrink_reason.empty()) {
+      // the override is an option of fastci's pytest plugin (scripts/fastci_pytest on PYTHONPATH)
+      for (const char* word : {"-p", "fastci_pytest"}) entry["command"].push_back(word);
+      entry["command"].push_back(e.overrides.at("pytest"));
+      entry["shrink"] = {{"reason", e.shrink_reason}, {"mode", e.shrink_mode}, {"full_seconds", e.full_seconds},
+                         {"full_gpus", e.full_gpus}};
+    }
     entry["predicted_seconds"] = e.predicted_seconds;
     entry["duration_known"] = e.duration_known;
     entry["risk"] = risk_json(e);

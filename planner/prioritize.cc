@@ -59,6 +59,18 @@ RiskFeatures features_of(const SelectedTest& s, const TestEvidenceSummary* ev,
   return f;
 }
 
+/// A shrunk test costs what its run at the smaller size took.
+void apply_shrink(const ShrinkDecision& shrink, PlanEntry& e) {
+  e.gpus = shrink.gpus;
+  if (shrink.seconds > 0) {
+    e.predicted_seconds = shrink.seconds;
+    e.duration_known = true;
+  }
+  e.overrides["pytest"] = shrink.override_text;
+  e.shrink_reason = shrink.reason;
+  e.shrink_mode = shrink.mode;
+}
+
 }  // namespace
 
 Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest>& skipped,
@@ -96,6 +108,10 @@ Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest
     e.predicted_seconds = cost[i].seconds;
     e.duration_known = cost[i].known;
     e.gpus = std::max(cost[i].gpus, 1);
+    e.full_seconds = e.predicted_seconds;
+    e.full_gpus = e.gpus;
+    if (options.shrinks)
+      if (auto it = options.shrinks->find(s.test.id); it != options.shrinks->end()) apply_shrink(it->second, e);
     e.features = features_of(s, evidence_of(s.test.id), changed, changed_lines);
     e.risk = risk_score(e.features, options.weights);
     risks.push_back(e.risk);
@@ -138,7 +154,7 @@ Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest
 
   std::vector<ScheduledJob> plan_jobs, all_jobs;
   for (const auto& e : out.ordered) plan_jobs.push_back({e.selected.test.id, e.gpus, e.predicted_seconds});
-  all_jobs = plan_jobs;
+  for (const auto& e : out.ordered) all_jobs.push_back({e.selected.test.id, e.full_gpus, e.full_seconds});
   for (const auto& p : out.pruned) all_jobs.push_back({p.test.id, std::max(p.test.gpus, 1), p.predicted_seconds});
   for (const auto& b : out.over_budget) {
     auto c = cost_of(b.test, evidence_of(b.test.id), costs, options.default_test_seconds);

@@ -10,6 +10,7 @@
 #include "planner/evidence_select.h"
 #include "planner/risk.h"
 #include "planner/select.h"
+#include "planner/shrink.h"
 
 namespace fastci::planner {
 
@@ -21,6 +22,7 @@ struct PrioritizeOptions {
   double default_test_seconds = 60; ///< cost of a test with no recorded duration
   RiskWeights weights = RiskWeights::defaults();
   bool order_by_risk = true;
+  const std::map<std::string, ShrinkDecision>* shrinks = nullptr;  ///< smaller sizes with evidence
 };
 
 /// One test of the ordered plan.
@@ -32,6 +34,10 @@ struct PlanEntry {
   double risk = 0;
   RiskFeatures features;
   std::map<std::string, std::string> overrides;  ///< workload overrides in the runner's form
+  double full_seconds = 0;  ///< predicted duration at the test's own size (equal unless shrunk)
+  int full_gpus = 1;        ///< GPUs at the test's own size
+  std::string shrink_reason;  ///< why the test runs smaller; empty when it runs as written
+  std::string shrink_mode;    ///< validation mode of a shrunk test ("exact")
 };
 
 /// A pruned test and who stands for it.

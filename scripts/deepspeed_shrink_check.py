@@ -25,7 +25,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def run_pytest(args, test, evidence=None, world_size=None, junit=None):
     """One pytest run of one test in DeepSpeed's tests/ folder; returns (exit code, wall seconds)."""
     env = dict(os.environ)
-    env.update({"LOCAL_SIZE": "4", "TORCH_EXTENSIONS_DIR": args.extensions,
+    # DeepSpeed picks its rendezvous port from 29500 + 1000 x the xdist worker number: a separate range
+    # keeps these runs apart from any other DeepSpeed test run on the machine
+    env.update({"LOCAL_SIZE": "4", "TORCH_EXTENSIONS_DIR": args.extensions, "PYTEST_XDIST_WORKER": "gw%d" % args.port_slot,
                 "PYTHONPATH": os.pathsep.join([HERE, args.shims, os.path.abspath(args.deepspeed)])})
     command = [args.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "fastci_pytest", test]
     if evidence:
@@ -77,6 +79,7 @@ def main():
     parser.add_argument("--python", default="/usr/bin/python3")
     parser.add_argument("--size", type=int, default=1, help="the smaller world_size to try (default 1)")
     parser.add_argument("--timeout", type=int, default=600)
+    parser.add_argument("--port-slot", type=int, default=7, help="DeepSpeed port range 29500 + 1000 x SLOT (default 7)")
     parser.add_argument("tests", nargs="+")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)

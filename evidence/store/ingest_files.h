@@ -13,7 +13,8 @@ namespace fastci::evidence {
 
 /// What ingesting one file did.
 struct FileIngestSummary {
-  std::filesystem::path file;
+  std::filesystem::path file;         ///< the file, or the first file of a pytest session
+  std::size_t session_files = 1;      ///< files of the session stored together as this one run
   std::string format;                 ///< the reader used (given or detected)
   std::int64_t run_id = 0;
   std::size_t tests = 0;
@@ -33,8 +34,9 @@ struct IngestSummary {
 };
 
 /// Ingests each file in its own transaction with the reader named `format` ("auto" detects it per
-/// file). A file that cannot be read is rolled back and reported in its summary; the others are
-/// still ingested. Fails only when `format` names no reader.
+/// file); fastci JSONL files of one pytest session (the same `run.session`) go in together as one
+/// run. A file (or session) that cannot be read is rolled back and reported in its summary; the
+/// others are still ingested. Fails only when `format` names no reader.
 util::Result<IngestSummary> ingest_files(Store& store, const std::vector<std::filesystem::path>& files,
                                          const std::string& format, const IngestOptions& options);
 

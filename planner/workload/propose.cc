@@ -285,7 +285,8 @@ std::string raw_name_for(const std::string& knob, const TestWorkload& test, cons
   return alias;
 }
 
-Override make_override(const std::string& knob, const std::string& raw, const std::string& value, OverrideForm form) {
+Override make_override(const std::string& test_id, const std::string& knob, const std::string& raw,
+                       const std::string& value, OverrideForm form) {
   Override out{knob, raw, value, form, ""};
   switch (form) {
     case OverrideForm::megatron_yaml: out.text = ".MODEL_ARGS.\"" + raw + "\" = " + value; break;
@@ -298,7 +299,11 @@ Override make_override(const std::string& knob, const std::string& raw, const st
       out.text = name + "=" + value;
       break;
     }
-    case OverrideForm::pytest: out.text = "--fastci-override=" + raw + "=" + value; break;
+    case OverrideForm::pytest:
+      // fastci's pytest plugin puts @pytest.mark.world_size(N) where DeepSpeed's DistributedTest reads it
+      out.text = raw == "world_size" ? "--fastci-world-size=" + test_id + "=" + value
+                                     : "--fastci-override=" + raw + "=" + value;
+      break;
   }
   if (form == OverrideForm::megatron_yaml && !parse_integer(value)) out.text = ".MODEL_ARGS.\"" + raw + "\" = \"" + value + "\"";
   return out;
@@ -389,8 +394,8 @@ WorkloadProposal propose(const TestWorkload& test, const Catalogue& catalogue, c
     } else {
       decision.reason = kReasonNoEvidence;
     }
-    if (decision.changed()) proposal.overrides.push_back(make_override(name, decision.raw_name, decision.proposed,
-                                                                       test.override_form));
+    if (decision.changed())
+      proposal.overrides.push_back(make_override(test.id, name, decision.raw_name, decision.proposed, test.override_form));
     proposal.decisions.push_back(std::move(decision));
   }
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 
 import pytest
 
@@ -199,6 +200,9 @@ class EvidencePlugin:
             "max_calls": config.getoption("fastci_max_calls"),
             "backend": config.getoption("fastci_backend"), "commit": commit,
             "current_test_file": os.path.join(self.bootstrap, "current-test"),
+            # every file of this session (this process, its workers, their forks) carries it, so that
+            # `fastci ingest` stores them as one run: a distributed test's evidence is split over them
+            "session": uuid.uuid4().hex,
         }
         extra = {}
         if hasattr(config, "workerinput"):

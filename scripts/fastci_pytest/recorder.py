@@ -35,7 +35,8 @@ class Recorder:
         self.writer = self._new_writer()
 
     def _new_writer(self):
-        header = run_record(self.settings.get("commit"), self.role, self.backend.name, self.extra_process)
+        header = run_record(self.settings.get("commit"), self.role, self.backend.name, self.extra_process,
+                            self.settings.get("session"))
         return Writer(self.settings["directory"], header)
 
     def begin_test(self, test_id):

@@ -17,8 +17,8 @@ def utc_now():
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def run_record(commit, role, backend_name, extra_process=None):
-    """The `run` record that opens every file."""
+def run_record(commit, role, backend_name, extra_process=None, session=None):
+    """The `run` record that opens every file; files of one pytest session share its `session` id."""
     environment = {"python": platform.python_version(), "implementation": platform.python_implementation(),
                    "platform": sys.platform, "backend": backend_name}
     torch = sys.modules.get("torch")
@@ -26,9 +26,12 @@ def run_record(commit, role, backend_name, extra_process=None):
         environment["torch"] = str(torch.__version__)
     process = {"role": role, "pid": os.getpid(), "parent_pid": os.getppid()}
     process.update(extra_process or {})
-    return {"type": "run", "schema": SCHEMA, "commit": commit or "", "started_at": utc_now(),
-            "runner": socket.gethostname(), "environment": environment, "collector": COLLECTOR,
-            "process": process}
+    record = {"type": "run", "schema": SCHEMA, "commit": commit or "", "started_at": utc_now(),
+              "runner": socket.gethostname(), "environment": environment, "collector": COLLECTOR,
+              "process": process}
+    if session:
+        record["session"] = session
+    return record
 
 
 class Writer:

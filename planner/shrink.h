@@ -1,0 +1,31 @@
+#pragma once
+/// Workload shrinking inside the plan: a selected test runs at a smaller size where the evidence
+/// store holds a passing run of it at that size with the same evidence as at its own size.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "evidence/store/store.h"
+#include "frontend/facts.h"
+#include "util/result.h"
+
+namespace fastci::planner {
+
+/// The size one test is planned at, and why.
+struct ShrinkDecision {
+  int gpus = 0;                   ///< world size to run at
+  double seconds = 0;             ///< recorded duration at that size
+  int original_gpus = 0;
+  double original_seconds = 0;
+  std::string override_text;      ///< in the runner's form: --fastci-world-size=TEST=N
+  std::string mode;               ///< validation mode ("exact": the test's own checks apply)
+  std::string reason;
+};
+
+/// Decisions for the tests that shrink; tests without a decision run as written. Only world_size
+/// (DeepSpeed's DistributedTest, or a world_size mark) is decided here, from runs in the store.
+util::Result<std::map<std::string, ShrinkDecision>> decide_shrinks(const std::vector<frontend::Test>& tests,
+                                                                   evidence::Store& store);
+
+}  // namespace fastci::planner
