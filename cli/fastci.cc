@@ -98,7 +98,7 @@ int replay_history(const std::string& file, const std::vector<std::string>& name
     auto strategy = planner::replay_strategy_named(name);
     if (!strategy) {
       std::cerr << "fastci replay: unknown strategy '" << name
-                << "' (run-all, file-level, coverage-only, fastci-select, fastci-prune, fastci-prioritize)\n";
+                << "' (run-all, file-level, coverage-only, fastci-select, fastci-prune, fastci-prioritize, fastci-shrink)\n";
       return cli::kUsageError;
     }
     strategies.push_back(*strategy);
@@ -198,7 +198,7 @@ int main(int argc, char** argv) {
 
   std::string history_file, state_dir;
   std::vector<std::string> strategy_names = {"run-all",      "file-level",   "coverage-only",
-                                             "fastci-select", "fastci-prune", "fastci-prioritize"};
+                                             "fastci-select", "fastci-prune", "fastci-prioritize", "fastci-shrink"};
   unsigned threads = 2;
   auto* replay_cmd = app.add_subcommand("replay", "re-plan a recorded history with several strategies and compare them");
   auto* history_option =

@@ -27,6 +27,7 @@ struct AnalyzeOptions {
   /// Evidence store URL; empty: the configured store, else REPO/.fastci/evidence.db if it exists.
   std::string evidence_store;
   bool use_evidence = true;
+  bool shrink = true;  ///< run tests at a smaller size where the evidence shows the same behaviour
   PrioritizeOptions prioritize;
 };
 

@@ -71,6 +71,7 @@ struct CommitContext {
 struct Decision {
   std::vector<std::string> order;
   std::string note;
+  std::map<std::string, std::pair<int, double>> resized;  ///< shrunk tests: GPUs and seconds at the smaller size
 };
 
 std::vector<std::string> all_ids(const RecordedCommit& commit) {
@@ -90,7 +91,7 @@ struct Indexer {
 std::optional<Decision> beyond_python(const CommitContext& context) {
   for (const auto& d : context.diffs) {
     const std::string& path = d.new_path.empty() ? d.old_path : d.new_path;
-    if (!is_python(path)) return Decision{all_ids(*context.recorded), "a non-Python file changed: everything runs"};
+    if (!is_python(path)) return Decision{all_ids(*context.recorded), "a non-Python file changed: everything runs", {}};
   }
   return std::nullopt;
 }
@@ -100,7 +101,7 @@ util::Result<Decision> file_level(const CommitContext& context, const Indexer& i
   const RecordedCommit& commit = *context.recorded;
   if (auto everything = beyond_python(context)) return *everything;
   for (const auto& d : context.diffs)
-    if (d.status == FileStatus::deleted) return Decision{all_ids(commit), "a module was deleted: everything runs"};
+    if (d.status == FileStatus::deleted) return Decision{all_ids(commit), "a module was deleted: everything runs", {}};
   auto index = index_commit(indexer.repo, context.head, indexer.cache, indexer.options);
   if (!index.ok()) return index.error();
   const auto& graph = index->graph;
@@ -128,7 +129,7 @@ util::Result<Decision> file_level(const CommitContext& context, const Indexer& i
 /// testmon-style: tests whose recorded coverage touches a changed line, and tests whose file changed.
 Decision coverage_only(const CommitContext& context) {
   const RecordedCommit& commit = *context.recorded;
-  if (!context.covered) return Decision{all_ids(commit), "no evidence store: everything runs"};
+  if (!context.covered) return Decision{all_ids(commit), "no evidence store: everything runs", {}};
   if (auto everything = beyond_python(context)) return *everything;
   std::set<std::string> changed_files;
   for (const auto& d : context.diffs)
@@ -152,11 +153,15 @@ util::Result<Decision> fastci(const History& history, const CommitContext& conte
   o.use_evidence = !history.evidence_store.empty();
   o.prioritize.cluster_gpus = history.cluster_gpus;
   o.prioritize.prune = strategy == ReplayStrategy::fastci_select ? PruneMode::off : PruneMode::safe;
-  o.prioritize.order_by_risk = strategy == ReplayStrategy::fastci_prioritize;
+  o.prioritize.order_by_risk = strategy == ReplayStrategy::fastci_prioritize || strategy == ReplayStrategy::fastci_shrink;
+  o.shrink = strategy == ReplayStrategy::fastci_shrink;
   auto plan = analyze(o);
   if (!plan.ok()) return plan.error();
   Decision out;
-  for (const auto& entry : plan->prioritized.ordered) out.order.push_back(entry.selected.test.id);
+  for (const auto& entry : plan->prioritized.ordered) {
+    out.order.push_back(entry.selected.test.id);
+    if (!entry.shrink_reason.empty()) out.resized[entry.selected.test.id] = {entry.gpus, entry.predicted_seconds};
+  }
   if (plan->widened()) out.note = "selection widened (see the plan)";
   return out;
 }
@@ -188,13 +193,15 @@ const char* to_string(ReplayStrategy strategy) {
     case ReplayStrategy::fastci_select: return "fastci-select";
     case ReplayStrategy::fastci_prune: return "fastci-prune";
     case ReplayStrategy::fastci_prioritize: return "fastci-prioritize";
+    case ReplayStrategy::fastci_shrink: return "fastci-shrink";
   }
   return "unknown";
 }
 
 std::optional<ReplayStrategy> replay_strategy_named(const std::string& name) {
   for (auto s : {ReplayStrategy::run_all, ReplayStrategy::file_level, ReplayStrategy::coverage_only,
-                 ReplayStrategy::fastci_select, ReplayStrategy::fastci_prune, ReplayStrategy::fastci_prioritize})
+                 ReplayStrategy::fastci_select, ReplayStrategy::fastci_prune, ReplayStrategy::fastci_prioritize,
+                 ReplayStrategy::fastci_shrink})
     if (name == to_string(s)) return s;
   return std::nullopt;
 }
@@ -315,7 +322,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
       auto start = Clock::now();
       util::Result<Decision> decision = Decision{};
       switch (report.strategy) {
-        case ReplayStrategy::run_all: decision = Decision{all_ids(commit), ""}; break;
+        case ReplayStrategy::run_all: decision = Decision{all_ids(commit), "", {}}; break;
         case ReplayStrategy::file_level: decision = file_level(context, indexer); break;
         case ReplayStrategy::coverage_only: decision = coverage_only(context); break;
         default: decision = fastci(history, context, report.strategy, options); break;
@@ -324,7 +331,15 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
       ReplayRow row;
       row.commit = commit.commit;
       row.analysis_seconds = report.strategy == ReplayStrategy::run_all ? 0 : seconds_since(start);
-      row.metrics = measure_order(decision->order, scored, history.cluster_gpus);
+      // A shrunk test costs its smaller run; its outcome is taken to be the recorded one (the two
+      // sizes' evidence was the same).
+      std::vector<RecordedResult> costed = scored;
+      for (auto& r : costed)
+        if (auto it = decision->resized.find(r.test_id); it != decision->resized.end()) {
+          r.gpus = it->second.first;
+          if (it->second.second > 0) r.seconds = it->second.second;
+        }
+      row.metrics = measure_order(decision->order, costed, history.cluster_gpus);
       row.coverage_retention = retention(context, decision->order);
       row.note = decision->note;
       if (!commit.killed_by.empty()) {

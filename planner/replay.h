@@ -44,6 +44,7 @@ enum class ReplayStrategy {
   fastci_select,     ///< fastci: selection only, discovery order
   fastci_prune,      ///< fastci: selection and equivalent-context pruning, discovery order
   fastci_prioritize, ///< fastci: selection, pruning and risk order
+  fastci_shrink,     ///< fastci: all of the above, and tests run at a smaller size with equal evidence
 };
 
 const char* to_string(ReplayStrategy strategy);

@@ -43,7 +43,8 @@ util::Result<std::vector<workload::SizedRun>> sized_runs(const std::string& test
 }  // namespace
 
 util::Result<std::map<std::string, ShrinkDecision>> decide_shrinks(const std::vector<frontend::Test>& tests,
-                                                                   evidence::Store& store) {
+                                                                   evidence::Store& store,
+                                                                   const std::set<std::string>& changed_functions) {
   std::map<std::string, ShrinkDecision> out;
   std::optional<workload::WorkloadData> data;
   for (const auto& test : tests) {
@@ -69,6 +70,7 @@ util::Result<std::map<std::string, ShrinkDecision>> decide_shrinks(const std::ve
     workload::ProposeOptions options;
     options.cost = data->cost;
     options.rules = data->rules;
+    if (!changed_functions.empty()) options.changed_symbols = &changed_functions;
     auto proposal = workload::propose(w, data->catalogue, data->constraints, *runs, workload::ValidationMode::exact,
                                       options);
     const auto* decision = proposal.decision("world_size");

@@ -3,6 +3,7 @@
 /// store holds a passing run of it at that size with the same evidence as at its own size.
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,10 @@ struct ShrinkDecision {
 
 /// Decisions for the tests that shrink; tests without a decision run as written. Only world_size
 /// (DeepSpeed's DistributedTest, or a world_size mark) is decided here, from runs in the store.
+/// `changed_functions` (evidence names, "path.py::Class.method") narrows the comparison to the
+/// change's functions and their contexts; empty compares everything the runs executed.
 util::Result<std::map<std::string, ShrinkDecision>> decide_shrinks(const std::vector<frontend::Test>& tests,
-                                                                   evidence::Store& store);
+                                                                   evidence::Store& store,
+                                                                   const std::set<std::string>& changed_functions);
 
 }  // namespace fastci::planner

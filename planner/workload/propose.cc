@@ -218,9 +218,36 @@ std::set<std::string> compared_symbols(const SizedRun& run, const std::set<std::
   return out;
 }
 
+/// Context keys compared: with changed symbols, those of the changed symbols ("<symbol>|<key>") and
+/// keys that name no symbol.
+std::set<std::string> compared_contexts(const SizedRun& run, const std::set<std::string>* changed) {
+  if (!changed) return run.context_keys;
+  std::set<std::string> out;
+  for (const std::string& key : run.context_keys) {
+    auto bar = key.find('|');
+    if (bar == std::string::npos || changed->count(key.substr(0, bar))) out.insert(key);
+  }
+  return out;
+}
+
 bool same_evidence(const SizedRun& a, const SizedRun& b, const std::set<std::string>* changed) {
-  return compared_symbols(a, changed) == compared_symbols(b, changed) && a.context_keys == b.context_keys &&
-         a.kernels == b.kernels;
+  return compared_symbols(a, changed) == compared_symbols(b, changed) &&
+         compared_contexts(a, changed) == compared_contexts(b, changed) && a.kernels == b.kernels;
+}
+
+/// How two runs' compared evidence differs, in counts.
+std::string evidence_difference(const SizedRun& smaller, const SizedRun& reference, const std::set<std::string>* changed) {
+  auto only = [](const std::set<std::string>& a, const std::set<std::string>& b) {
+    std::size_t n = 0;
+    for (const auto& x : a) n += b.count(x) ? 0 : 1;
+    return n;
+  };
+  auto symbols_small = compared_symbols(smaller, changed), symbols_ref = compared_symbols(reference, changed);
+  auto contexts_small = compared_contexts(smaller, changed), contexts_ref = compared_contexts(reference, changed);
+  return std::to_string(only(symbols_ref, symbols_small)) + " symbols and " +
+         std::to_string(only(contexts_ref, contexts_small)) + " contexts only at the original size, " +
+         std::to_string(only(symbols_small, symbols_ref)) + " and " + std::to_string(only(contexts_small, contexts_ref)) +
+         " only at the smaller" + (smaller.kernels == reference.kernels ? "" : "; kernels differ");
 }
 
 /// True when `run` was recorded at `values` except for `knob`.
@@ -249,20 +276,28 @@ void shrink_by_evidence(Draft& draft, const std::vector<std::string>& candidates
     if (!value) continue;
     const SizedRun* best = nullptr;
     long long best_value = *value;
+    std::string differs;
     for (const SizedRun& run : history) {
       auto at = run.knobs.find(knob);
       if (at == run.knobs.end()) continue;
       auto smaller = parse_integer(at->second);
       if (!smaller || *smaller >= best_value || *smaller <= 0) continue;
       if (!matches_except(run, draft.current, knob, draft.catalogue)) continue;
-      if (!same_evidence(run, *reference, changed)) continue;
+      if (!same_evidence(run, *reference, changed)) {
+        differs = "kept: the run at " + knob + "=" + at->second + " differs from the one at " + std::to_string(*value) +
+                  " (" + evidence_difference(run, *reference, changed) + ")";
+        continue;
+      }
       Values trial = draft.current;
       trial[knob] = at->second;
       if (!draft.keeps_rules(trial)) continue;
       best = &run;
       best_value = *smaller;
     }
-    if (!best) continue;
+    if (!best) {
+      if (!differs.empty()) draft.reasons[knob] = differs;
+      continue;
+    }
     draft.current[knob] = std::to_string(best_value);
     draft.reasons[knob] = "evidence at " + knob + "=" + std::to_string(best_value) +
                           " shows the same covered symbols, contexts and kernels";

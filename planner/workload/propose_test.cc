@@ -64,7 +64,10 @@ TEST(Propose, ShrinksOnlyWhereEvidenceAtTheSmallerSizeMatches) {
   EXPECT_EQ(proposal.decision("layers")->proposed, "2");
   EXPECT_NE(proposal.decision("layers")->reason.find("evidence at layers=2"), std::string::npos);
   EXPECT_EQ(proposal.decision("seq_length")->proposed, "2048");
-  EXPECT_EQ(proposal.decision("seq_length")->reason, "kept: no evidence at a smaller size");
+  // a run at the smaller size exists, but with another kernel set: the reason says what differs
+  EXPECT_EQ(proposal.decision("seq_length")->reason,
+            "kept: the run at seq_length=512 differs from the one at 2048 (0 symbols and 0 contexts only at the "
+            "original size, 0 and 0 only at the smaller; kernels differ)");
   EXPECT_EQ(proposal.decision("hidden")->proposed, "256");
   EXPECT_EQ(proposal.mode, ValidationMode::exact);
   EXPECT_TRUE(proposal.all_constraints_pass());
@@ -116,6 +119,15 @@ TEST(Propose, ChangedSymbolsNarrowTheComparison) {
   auto narrowed = propose(unit_test(), data().catalogue, data().constraints, {reference, small}, ValidationMode::exact,
                           options);
   EXPECT_EQ(narrowed.decision("layers")->proposed, "2");
+  // Contexts of a symbol the change does not touch may differ (other ranks' calls); the changed one's not.
+  reference.context_keys.insert("py:model.attention|rank:int[1]");
+  auto other_symbol = propose(unit_test(), data().catalogue, data().constraints, {reference, small},
+                              ValidationMode::exact, options);
+  EXPECT_EQ(other_symbol.decision("layers")->proposed, "2");
+  reference.context_keys.insert("py:model.forward|rank:int[1]");
+  auto changed_symbol = propose(unit_test(), data().catalogue, data().constraints, {reference, small},
+                                ValidationMode::exact, options);
+  EXPECT_EQ(changed_symbol.decision("layers")->proposed, "8");
 }
 
 TEST(Propose, GoldenValueTestsShrinkOnlyInDifferentialMode) {

@@ -54,7 +54,7 @@ struct TestWorkload {
 struct SizedRun {
   std::map<std::string, std::string> knobs;  ///< canonical name -> value at that run
   std::set<std::string> covered_symbols;
-  std::set<std::string> context_keys;
+  std::set<std::string> context_keys;  ///< "<symbol>|<context key>": compared per changed symbol when given
   std::set<std::string> kernels;
   double seconds = 0;  ///< wall-clock duration of the run
   int gpus = 0;
