@@ -61,6 +61,9 @@ RiskFeatures features_of(const SelectedTest& s, const TestEvidenceSummary* ev,
 
 /// A shrunk test costs what its run at the smaller size took.
 void apply_shrink(const ShrinkDecision& shrink, PlanEntry& e) {
+  // the latest recorded duration may be the smaller run's: the full size's comes from its own run
+  if (shrink.original_seconds > 0) e.full_seconds = shrink.original_seconds;
+  e.full_gpus = std::max(shrink.original_gpus, 1);
   e.gpus = shrink.gpus;
   if (shrink.seconds > 0) {
     e.predicted_seconds = shrink.seconds;

@@ -316,7 +316,7 @@ def read_events(path):
     return events
 
 
-def run_subset(args, repo, label, plugin_args=None, env_extra=None):
+def run_subset(args, repo, label, plugin_args=None, env_extra=None, check_build=None):
     """Runs the test subset in repo/tests; returns (results, info). Survives hangs: a test that started
     but never reported is recorded as failed and the remaining tests run in a fresh pytest process."""
     tests_dir = os.path.join(repo, args.tests_subdir)
@@ -336,6 +336,9 @@ def run_subset(args, repo, label, plugin_args=None, env_extra=None):
     t0 = time.time()
     info["prebuild_ok"] = prebuild(args, repo, env, log_path)
     t_build = time.time() - t0
+    if check_build is not None and info["prebuild_ok"] and not check_build(t0):
+        info["not_built"] = True
+        return [], info
     selection = test_args(args)
     results = {}
     collected = None
@@ -913,7 +916,17 @@ def main():
         built_cpp = built_cpp_files(args, repo)
         mutants = [e for e in history["commits"] if e.get("kind") == "mutant"]
         next_id = max([m["mutant_id"] for m in mutants] + [0]) + 1
-        for i, entry in enumerate(commits):
+        # commits whose changed code the start evidence saw executed (or that change compiled C++) first,
+        # so that a short time budget still yields informative mutants; each keeps its range order
+        cand_cache = {}
+        for entry in commits:
+            if entry["commit"] in done:
+                cand_cache[entry["commit"]] = mutant_candidates(args, repo, entry, executed_funcs, covered_files,
+                                                                built_cpp)
+        ranked = sorted(range(len(commits)), key=lambda j: (
+            not any(c["executed"] for c in cand_cache.get(commits[j]["commit"], [])), j))
+        for i in ranked:
+            entry = commits[i]
             real = done.get(entry["commit"])
             if real is None:
                 continue
@@ -924,12 +937,15 @@ def main():
             if need <= 0:
                 continue
             rng = random.Random("%d:%s" % (args.seed, entry["commit"]))
-            cands = mutant_candidates(args, repo, entry, executed_funcs, covered_files, built_cpp)
+            cands = cand_cache[entry["commit"]]
             ordered = choose_mutants(cands, need, rng)
             passed_real = set(r["id"] for r in real["results"] if r["outcome"] in ("passed", "xfailed"))
+            not_built = set()
             for cand in ordered:
                 if need <= 0:
                     break
+                if cand["file"] in not_built:
+                    continue
                 if not time_left():
                     log("deadline reached; stopping mutants at %s" % entry["commit"][:10])
                     save()
@@ -941,7 +957,16 @@ def main():
                 number = next_id
                 sha = make_mutant(repo, entry, cand, number)
                 t0 = time.time()
-                results, info = run_subset(args, repo, "mutant-%03d-%s" % (number, sha[:12]))
+                check = (lambda since, f=cand["file"]: cpp_rebuilt(args, f, since)) if cand["lang"] == "cpp" else None
+                results, info = run_subset(args, repo, "mutant-%03d-%s" % (number, sha[:12]), check_build=check)
+                if info.get("not_built"):
+                    log("mutant %d: %s:%d is not compiled by any extension at this commit; trying another" %
+                        (number, cand["file"], cand["line"]))
+                    state.setdefault("invalid_mutants", {}).setdefault(entry["commit"], []).append(list(key))
+                    git(repo, "branch", "-D", "mutant/%d" % number, check=False)
+                    not_built.add(cand["file"])
+                    save()
+                    continue
                 if not info["prebuild_ok"] and cand["lang"] == "cpp":
                     log("mutant %d: %s:%d does not compile; trying another" % (number, cand["file"], cand["line"]))
                     state.setdefault("invalid_mutants", {}).setdefault(entry["commit"], []).append(list(key))
@@ -973,6 +998,23 @@ def main():
                 log("commit %s: %d mutant(s) short (no more candidates)" % (entry["commit"][:10], need))
     save()
     log("done in %.0f s" % (time.time() - started))
+
+
+def cpp_rebuilt(args, path, since):
+    """Whether the pre-build compiled an extension that holds the C++ file path (or a file of its folder,
+    for headers) after time since."""
+    folder = os.path.dirname(path) + "/"
+    for name in os.listdir(args.extensions_dir):
+        d = os.path.join(args.extensions_dir, name)
+        ninja, log_file = os.path.join(d, "build.ninja"), os.path.join(d, ".ninja_log")
+        if not (os.path.exists(ninja) and os.path.exists(log_file)):
+            continue
+        with open(ninja, encoding="utf-8") as fh:
+            text = fh.read()
+        mentions = ("/" + path) in text or ("/" + folder) in text or path.startswith("csrc/includes/")
+        if mentions and os.path.getmtime(log_file) >= since:
+            return True
+    return False
 
 
 def touch_info(repo, entry, executed_funcs, covered_files):

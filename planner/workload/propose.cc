@@ -300,7 +300,8 @@ void shrink_by_evidence(Draft& draft, const std::vector<std::string>& candidates
     }
     draft.current[knob] = std::to_string(best_value);
     draft.reasons[knob] = "evidence at " + knob + "=" + std::to_string(best_value) +
-                          " shows the same covered symbols, contexts and kernels";
+                          " shows the same covered symbols, contexts and kernels" +
+                          (changed ? " (compared on the changed symbols)" : "");
   }
 }
 
