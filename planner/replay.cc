@@ -13,6 +13,7 @@
 #include "planner/analyze.h"
 #include "planner/git_repository.h"
 #include "util/file.h"
+#include "util/progress.h"
 
 namespace fastci::planner {
 namespace {
@@ -158,7 +159,17 @@ util::Result<Decision> fastci(const History& history, const CommitContext& conte
   auto plan = analyze(o);
   if (!plan.ok()) return plan.error();
   Decision out;
+  std::set<std::string> recorded;
+  for (const auto& r : context.recorded->results) recorded.insert(r.test_id);
   for (const auto& entry : plan->prioritized.ordered) {
+    // Parameters computed at run time (os.listdir(...)) are unknown statically: the plan names the
+    // function, and pytest runs every parametrization of it.
+    const std::string& id = entry.selected.test.id;
+    if (!recorded.count(id) && id.find('[') == std::string::npos) {
+      for (auto it = recorded.lower_bound(id + "["); it != recorded.end() && it->starts_with(id + "["); ++it)
+        out.order.push_back(*it);
+      continue;
+    }
     out.order.push_back(entry.selected.test.id);
     if (!entry.shrink_reason.empty()) out.resized[entry.selected.test.id] = {entry.gpus, entry.predicted_seconds};
   }
@@ -291,22 +302,31 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
       if (r.outcome == evidence::Outcome::failed || r.outcome == evidence::Outcome::error)
         failing_before_history->insert(r.test_id);
   }
-  for (std::size_t index = 0; index < history.commits.size(); ++index) {
+  std::set<std::string> last_real_failing, pending_real_failing;
+  bool previous_real = false;
+  util::Progress progress("replaying commits", history.commits.size());
+  for (std::size_t index = 0; index < history.commits.size(); ++index, progress.advance()) {
     const RecordedCommit& commit = history.commits[index];
     auto base = (*repo)->resolve(commit.base);
     if (!base.ok()) return base.error();
     auto head = (*repo)->resolve(commit.commit);
     if (!head.ok()) return head.error();
+    // The base's own run when the history has it, else the last real commit before this one (the
+    // commits in between changed nothing the recorded tests run: the history keeps every commit that
+    // touches the code), else the evidence run before the history.
     const std::set<std::string>* before = nullptr;
     if (auto it = failing_at.find(*base); it != failing_at.end()) before = &it->second;
-    else if (index == 0 && failing_before_history) before = &*failing_before_history;
+    else if (previous_real) before = &last_real_failing;
+    else if (failing_before_history) before = &*failing_before_history;
     std::vector<RecordedResult> scored = commit.results;
     for (auto& r : scored)
       if (r.failed() && before && before->count(r.test_id)) r.outcome = "failing-before";
-    if (!commit.is_mutant())
+    if (!commit.is_mutant()) {
+      auto& failing = failing_at[*head];
       for (const auto& r : commit.results)
-        if (r.failed()) failing_at[*head].insert(r.test_id);
-    if (!commit.is_mutant()) failing_at.try_emplace(*head);
+        if (r.failed()) failing.insert(r.test_id);
+      pending_real_failing = failing;
+    }
     CommitContext context;
     context.recorded = &commit;
     context.head = *head;
@@ -348,6 +368,10 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
                                         [&](const std::string& id) { return planned.count(id) > 0; });
       }
       report.rows.push_back(std::move(row));
+    }
+    if (!commit.is_mutant()) {
+      last_real_failing = std::move(pending_real_failing);
+      previous_real = true;
     }
   }
   return reports;
