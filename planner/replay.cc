@@ -459,8 +459,8 @@ std::string format_replay(const History& history, const std::vector<ReplayReport
     out << "\nOn the mutants (every failure counted, killed or already failing):\n\n" << kTotalsHeader;
     for (const auto& report : reports) totals_row(out, history, report, true);
   }
-  out << "\n| commit | strategy | tests | latency (s) | GPU-h | caught | first failure (s) | APFD | APFDc | note |\n"
-         "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  out << "\n| commit | strategy | tests | latency (s) | GPU-h | caught | first failure (s) | APFD | APFDc | "
+         "coverage retention | note |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (std::size_t c = 0; c < history.commits.size(); ++c)
     for (const auto& report : reports) {
       const auto& row = report.rows[c];
@@ -470,7 +470,8 @@ std::string format_replay(const History& history, const std::vector<ReplayReport
           << " | " << fixed(row.metrics.latency_seconds, 1) << " | " << fixed(row.metrics.gpu_hours, 4) << " | "
           << row.metrics.failures_caught << "/" << row.metrics.failures_present << " | "
           << optional_fixed(row.metrics.time_to_first_failure, 1) << " | " << optional_fixed(row.metrics.apfd, 3)
-          << " | " << optional_fixed(row.metrics.apfd_cost, 3) << " | " << row.note << " |\n";
+          << " | " << optional_fixed(row.metrics.apfd_cost, 3) << " | " << optional_fixed(row.coverage_retention, 3)
+          << " | " << row.note << " |\n";
     }
   return out.str();
 }
