@@ -1,5 +1,6 @@
 #include "callgraph/index.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -7,6 +8,7 @@
 
 #include "callgraph/native_index.h"
 #include "frontend/python/link_modules.h"
+#include "frontend/python/module_record.h"
 #include "frontend/python/parse_module.h"
 #include "util/progress.h"
 
@@ -61,6 +63,27 @@ NativeIndexOptions native_options(const IndexOptions& options) {
   native.show_progress = options.show_progress;
   native.scratch_dir = options.scratch_dir;
   return native;
+}
+
+/// Directory symlinks inside the repository that point at Python packages (DeepSpeed links
+/// deepspeed/accelerator -> ../../accelerator and deepspeed/ops/op_builder -> ../../op_builder):
+/// dotted name of the link -> dotted name of the target.
+std::map<std::string, std::string> package_aliases(const std::vector<SourceFile>& files,
+                                                   const std::vector<const SourceFile*>& python_sources) {
+  std::map<std::string, std::string> out;
+  for (const auto& f : files) {
+    if (!f.is_symlink || is_indexed_source(f.path)) continue;
+    auto target_text = f.load();
+    if (!target_text.ok() || target_text->empty() || target_text->front() == '/') continue;
+    std::filesystem::path target = (std::filesystem::path(f.path).parent_path() / *target_text).lexically_normal();
+    std::string folder = target.generic_string();
+    if (folder.empty() || folder == "." || folder.starts_with("..")) continue;  // outside the repository
+    bool python_package = std::any_of(python_sources.begin(), python_sources.end(),
+                                      [&](const SourceFile* s) { return s->path.starts_with(folder + "/"); });
+    if (!python_package) continue;
+    out[python::module_name_for_path(f.path + "/__init__.py")] = python::module_name_for_path(folder + "/__init__.py");
+  }
+  return out;
 }
 
 /// C++/CUDA facts appended to the linked Python facts, and Python calls linked to the bindings.
@@ -152,11 +175,12 @@ IndexResult index_repository(const std::vector<SourceFile>& files, IndexCache& c
   if (auto status = cache.store(fresh); !status)
     result.facts.diagnostics.push_back(warning(".fastci/index.db", status.error().message));
 
+  auto aliases = package_aliases(files, sources);
   std::vector<python::ExtensionModule> declared;
   for (const auto& r : records) declared.insert(declared.end(), r.extensions.begin(), r.extensions.end());
   start = std::chrono::steady_clock::now();
   auto diagnostics = std::move(result.facts.diagnostics);
-  result.facts = python::link_modules(std::move(records));
+  result.facts = python::link_modules(std::move(records), aliases);
   result.facts.diagnostics.insert(result.facts.diagnostics.end(), diagnostics.begin(), diagnostics.end());
   result.link_seconds = seconds_since(start);
 

@@ -762,8 +762,21 @@ def make_mutant(repo, entry, cand, number):
                GIT_COMMITTER_NAME="mutant", GIT_COMMITTER_EMAIL="mutant@example.invalid", GIT_AUTHOR_DATE=date,
                GIT_COMMITTER_DATE=date)
     msg = "mutant %d of %s: %s %s:%d" % (number, entry["commit"][:10], cand["operator"], cand["file"], cand["line"])
-    git(repo, "commit", "-q", "--no-verify", "-a", "-m", msg, env=env)
-    sha = git(repo, "rev-parse", "HEAD").strip()
+    # Commit through a temporary index: a partial clone may lack blobs of paths outside the sparse
+    # checkout, which `git commit` would try to verify.
+    blob = git(repo, "hash-object", "-w", cand["file"]).strip()
+    mode = git(repo, "ls-tree", entry["commit"], "--", cand["file"]).split()[0]
+    fd, index = tempfile.mkstemp(prefix="mutant-index-")
+    os.close(fd)
+    try:
+        ienv = dict(env, GIT_INDEX_FILE=index)
+        git(repo, "read-tree", entry["commit"], env=ienv)
+        git(repo, "update-index", "--cacheinfo", "%s,%s,%s" % (mode, blob, cand["file"]), env=ienv)
+        tree = git(repo, "write-tree", "--missing-ok", env=ienv).strip()
+    finally:
+        os.unlink(index)
+    sha = git(repo, "commit-tree", tree, "-p", entry["commit"], "-m", msg, env=env).strip()
+    git(repo, "checkout", "-q", "-f", "--detach", sha)
     git(repo, "branch", "-f", "mutant/%d" % number, sha)
     return sha
 

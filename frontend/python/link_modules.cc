@@ -10,8 +10,9 @@ namespace {
 
 class Linker {
  public:
-  Linker(const std::vector<ModuleRecord>& modules, std::vector<FileFacts>& files)
-      : modules_(modules), files_(files), resolver_(modules) {}
+  Linker(const std::vector<ModuleRecord>& modules, std::vector<FileFacts>& files,
+         const std::map<std::string, std::string>& package_aliases)
+      : modules_(modules), files_(files), resolver_(modules, package_aliases) {}
 
   void run() {
     for (std::size_t m = 0; m < modules_.size(); ++m) {
@@ -170,11 +171,11 @@ class Linker {
 
 }  // namespace
 
-RepositoryFacts link_modules(std::vector<ModuleRecord> modules) {
+RepositoryFacts link_modules(std::vector<ModuleRecord> modules, const std::map<std::string, std::string>& package_aliases) {
   RepositoryFacts out;
   out.files.reserve(modules.size());
   for (const auto& m : modules) out.files.push_back(m.facts);
-  Linker(modules, out.files).run();
+  Linker(modules, out.files, package_aliases).run();
   return out;
 }
 

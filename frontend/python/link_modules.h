@@ -1,6 +1,7 @@
 #pragma once
 /// Repository-wide linking of parsed Python modules into resolved facts.
 
+#include <map>
 #include <vector>
 
 #include "frontend/facts.h"
@@ -14,6 +15,8 @@ namespace fastci::frontend::python {
 /// (module -> top-level definitions, class -> methods), import edges between repository modules,
 /// override edges (base method -> overriding method), pytest tests with fixture edges.
 /// Unresolved and external calls become placeholders "?<dotted text>" ("?torch.cat").
-RepositoryFacts link_modules(std::vector<ModuleRecord> modules);
+/// `package_aliases` (dotted package -> package it links to) come from directory symlinks inside the repository.
+RepositoryFacts link_modules(std::vector<ModuleRecord> modules,
+                             const std::map<std::string, std::string>& package_aliases = {});
 
 }  // namespace fastci::frontend::python

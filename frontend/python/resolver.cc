@@ -99,7 +99,8 @@ int common_prefix(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-Resolver::Resolver(const std::vector<ModuleRecord>& modules) : modules_(modules) {
+Resolver::Resolver(const std::vector<ModuleRecord>& modules, const std::map<std::string, std::string>& package_aliases)
+    : modules_(modules) {
   for (std::size_t m = 0; m < modules_.size(); ++m) {
     offsets_.push_back(static_cast<int>(scope_module_.size()));
     for (std::size_t s = 0; s < modules_[m].scopes.size(); ++s) {
@@ -118,6 +119,15 @@ Resolver::Resolver(const std::vector<ModuleRecord>& modules) : modules_(modules)
     for (std::size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
       by_suffix_[name.substr(dot + 1)].push_back(static_cast<int>(m));
   }
+  for (const auto& [alias, target] : package_aliases)
+    for (std::size_t m = 0; m < modules_.size(); ++m) {
+      const std::string& name = modules_[m].module_name;
+      if (name != target && !name.starts_with(target + ".")) continue;
+      const std::string aliased = alias + name.substr(target.size());
+      module_index_.emplace(aliased, static_cast<int>(m));
+      for (std::size_t dot = aliased.find('.'); dot != std::string::npos; dot = aliased.find('.', dot + 1))
+        packages_.insert(aliased.substr(0, dot));
+    }
 }
 
 const Scope& Resolver::scope(int global_scope) const {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -28,7 +29,10 @@ struct Value {
 /// Name resolution over a fixed set of modules. Results are memoized; cycles resolve to nothing.
 class Resolver {
  public:
-  explicit Resolver(const std::vector<ModuleRecord>& modules);
+  /// `package_aliases`: dotted package -> the package it is a symbolic link to (DeepSpeed's
+  /// deepspeed/accelerator -> accelerator); its modules are importable under both names.
+  explicit Resolver(const std::vector<ModuleRecord>& modules,
+                    const std::map<std::string, std::string>& package_aliases = {});
 
   /// Global id of scope `local` of module `module`.
   int global(int module, int local) const { return offsets_[module] + local; }
