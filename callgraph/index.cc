@@ -77,6 +77,7 @@ std::map<std::string, std::string> package_aliases(const std::vector<SourceFile>
     if (!target_text.ok() || target_text->empty() || target_text->front() == '/') continue;
     std::filesystem::path target = (std::filesystem::path(f.path).parent_path() / *target_text).lexically_normal();
     std::string folder = target.generic_string();
+    while (folder.ends_with("/")) folder.pop_back();  // "../accelerator/"
     if (folder.empty() || folder == "." || folder.starts_with("..")) continue;  // outside the repository
     bool python_package = std::any_of(python_sources.begin(), python_sources.end(),
                                       [&](const SourceFile* s) { return s->path.starts_with(folder + "/"); });

@@ -23,7 +23,7 @@ TEST(Index, PackagesImportedThroughADirectorySymlinkResolve) {
       in_memory("accelerator/__init__.py", "from .real_accelerator import get_accelerator\n"),
       in_memory("accelerator/real_accelerator.py", "def get_accelerator():\n    return 1\n"),
       in_memory("deepspeed/__init__.py", ""),
-      in_memory("deepspeed/accelerator", "../accelerator", true),
+      in_memory("deepspeed/accelerator", "../accelerator/", true),
       in_memory("deepspeed/escape", "../../outside", true),
       in_memory("tests/test_accel.py",
                 "from deepspeed.accelerator import get_accelerator\n\n\ndef test_accel():\n    get_accelerator()\n"),

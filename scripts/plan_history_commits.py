@@ -59,7 +59,12 @@ def main():
                 plan = json.load(handle)
         planned = [t["id"] for t in plan["tests"]]
         recorded = {r["id"] for r in commit["results"]}
-        before = failing(by_commit[commit["base"]]["results"]) if commit["base"] in by_commit else set()
+        # already failing: the base's recorded run, else the last real commit before it in the history
+        index = real.index(commit)
+        if commit["base"] in by_commit:
+            before = failing(by_commit[commit["base"]]["results"])
+        else:
+            before = failing(real[index - 1]["results"]) if index > 0 else set()
         failed = failing(commit["results"])
         new = failed - before
         summary = plan["summary"]

@@ -150,6 +150,11 @@ TEST_F(LinkingFixture, FixtureValuesAndGlobalAssignments) {
   EXPECT_TRUE(has_edge(*facts_, p + "test_fixture_values.use_shared", p + "pkg.util.Helper.work", EdgeKind::call));
 }
 
+TEST_F(LinkingFixture, CallableInstancesReceiveTheirArguments) {
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.apply_helper", p + "pkg.core.Applier.__call__", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Applier.__call__", p + "pkg.util.helper_fn", EdgeKind::call));
+}
+
 TEST_F(LinkingFixture, NoCallIsDropped) {
   // Every call reference becomes at least one edge.
   auto root = testing::source_root();

@@ -1,6 +1,7 @@
 #include "frontend/python/resolver.h"
 
 #include <algorithm>
+#include <set>
 #include <cstdlib>
 
 namespace fastci::frontend::python {
@@ -496,6 +497,14 @@ std::vector<Value> Resolver::attribute(const std::vector<Value>& values, const s
         break;
       case Value::Kind::instance:
         found = class_attribute(v.id, name, true, v.exact, false);
+        if ((name == "load" || name == "jit_load") && scope(v.id).name.ends_with("Builder")) {
+          // An op builder's load() returns the extension module it builds: keep the builder's name in
+          // the value, so that calls on the module link to its bindings (callgraph/extension_links.h).
+          Value module;
+          module.kind = Value::Kind::external;
+          module.text = scope(v.id).name + "()." + name;
+          append_unique(found, module);
+        }
         break;
       case Value::Kind::super_:
         found = class_attribute(v.id, name, true, false, true);
@@ -659,6 +668,19 @@ std::vector<std::pair<int, int>> Resolver::call_sites(int function_scope) {
     sites = named->second;
   if (auto called = parameter_calls_by_target_.find(function_scope); called != parameter_calls_by_target_.end())
     sites.insert(sites.end(), called->second.begin(), called->second.end());
+  if (f.name == "__call__" && scope(parent).kind == Scope::Kind::class_) {
+    // applier = MultiTensorApply(...); applier(op, ...): an instance is called by the name it is bound to.
+    std::set<std::string> names;
+    for (const auto& module : modules_)
+      for (const auto& s : module.scopes)
+        for (const auto& b : s.bindings)
+          if (b.kind == NameBinding::Kind::call_result &&
+              (b.target == scope(parent).name || b.target.ends_with("." + scope(parent).name)))
+            names.insert(b.name);
+    for (const auto& name : names)
+      if (auto named = calls_by_name_.find(name); named != calls_by_name_.end())
+        sites.insert(sites.end(), named->second.begin(), named->second.end());
+  }
   return sites;
 }
 
@@ -675,6 +697,11 @@ int Resolver::argument_offset(int function_scope, const RawReference& site, int 
         for (const auto& owner : resolve(site.text.substr(0, dot), caller))
           if (owner.kind == Value::Kind::class_) return 0;
       return 1;
+    }
+    if (v.kind == Value::Kind::instance && f.name == "__call__" && method) {
+      // calling an instance runs __call__ with the instance as self
+      for (const auto& call : attribute({v}, "__call__"))
+        if (call.kind == Value::Kind::function && call.id == function_scope) return 1;
     }
     if (v.kind == Value::Kind::class_ && f.name == "__init__" && method) {
       Value exact = v;
