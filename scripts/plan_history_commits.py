@@ -57,8 +57,12 @@ def main():
             subprocess.run(command, check=True)
             with open(plan_file, encoding="utf-8") as handle:
                 plan = json.load(handle)
-        planned = [t["id"] for t in plan["tests"]]
         recorded = {r["id"] for r in commit["results"]}
+        planned = []
+        for test in plan["tests"]:
+            # a function whose parameters are computed at run time: pytest runs all of its recorded ids
+            expanded = [r for r in sorted(recorded) if r.startswith(test["id"] + "[")]
+            planned += expanded if test["id"] not in recorded and "[" not in test["id"] and expanded else [test["id"]]
         # already failing: the base's recorded run, else the last real commit before it in the history
         index = real.index(commit)
         if commit["base"] in by_commit:
