@@ -60,7 +60,7 @@ unit/runtime/pipe/test_topology.py
 -k "not (test_fused_adam_equal and fp16) and not TestDistributedTopology"
 """
 
-DEFAULT_PREBUILD_OPS = "CPUAdamBuilder,FusedAdamBuilder,ShmCommBuilder"
+DEFAULT_PREBUILD_OPS = "CPUAdamBuilder,FusedAdamBuilder,ShareMemCommBuilder"
 
 # A small pytest plugin written next to the outputs: one JSON line per event, so that a run that is cut
 # short (a hanging distributed test makes DeepSpeed's harness call pytest.exit) still says what ran.
@@ -158,7 +158,7 @@ for name in sys.argv[1].split(","):
         cls = get_accelerator().get_op_builder(name)
     except Exception:
         cls = None
-    if cls is None:
+    if cls is None or cls.__name__ == "NotImplementedBuilder":
         print("prebuild: %s: not provided by this accelerator" % name)
         continue
     builder = cls()
@@ -336,8 +336,8 @@ def run_subset(args, repo, label, plugin_args=None, env_extra=None, check_build=
     t0 = time.time()
     info["prebuild_ok"] = prebuild(args, repo, env, log_path)
     t_build = time.time() - t0
-    if check_build is not None and info["prebuild_ok"] and not check_build(t0):
-        info["not_built"] = True
+    if check_build is not None and (not info["prebuild_ok"] or not check_build(t0)):
+        info["not_built"] = info["prebuild_ok"]
         return [], info
     selection = test_args(args)
     results = {}
@@ -954,6 +954,7 @@ def main():
             ordered = choose_mutants(cands, need, rng)
             passed_real = set(r["id"] for r in real["results"] if r["outcome"] in ("passed", "xfailed"))
             not_built = set()
+            rejected = 0
             for cand in ordered:
                 if need <= 0:
                     break
@@ -984,6 +985,9 @@ def main():
                     log("mutant %d: %s:%d does not compile; trying another" % (number, cand["file"], cand["line"]))
                     state.setdefault("invalid_mutants", {}).setdefault(entry["commit"], []).append(list(key))
                     git(repo, "branch", "-D", "mutant/%d" % number, check=False)
+                    rejected += 1
+                    if rejected >= 3:
+                        not_built.update(c["file"] for c in ordered if c["lang"] == "cpp")
                     save()
                     continue
                 killed = [r["id"] for r in results if r["outcome"] in ("failed", "error") and r["id"] in passed_real]
