@@ -17,9 +17,13 @@ std::vector<TestWorkload> workloads_from_facts(const std::vector<frontend::Test>
     workload.gpus = test.gpus;
     workload.gpus_source = test.gpus > 0 ? "declared by the test" : "not declared";
     workload.training = false;
-    for (const frontend::WorkloadKnob& knob : test.knobs)
-      workload.knobs.push_back({catalogue.canonical(knob.name).value_or(knob.name), knob.name, knob.value,
-                                knob.origin, knob.file, knob.line});
+    for (const frontend::WorkloadKnob& knob : test.knobs) {
+      const std::string name = catalogue.canonical(knob.name).value_or(knob.name);
+      workload.knobs.push_back({name, knob.name, knob.value, knob.origin, knob.file, knob.line});
+      // pytest takes an override of the world size only (fastci_pytest --fastci-world-size); values
+      // written in the test's body or parametrize have no runner-side override
+      if (name != "world_size") workload.blocked[name] = "no runner override for a value written in the test";
+    }
     out.push_back(std::move(workload));
   }
   // Parametrizations of one function form a family: what they vary is what the function tests.

@@ -337,8 +337,7 @@ Override make_override(const std::string& test_id, const std::string& knob, cons
     }
     case OverrideForm::pytest:
       // fastci's pytest plugin puts @pytest.mark.world_size(N) where DeepSpeed's DistributedTest reads it
-      out.text = raw == "world_size" ? "--fastci-world-size=" + test_id + "=" + value
-                                     : "--fastci-override=" + raw + "=" + value;
+      out.text = "--fastci-world-size=" + test_id + "=" + value;  // the one knob pytest runners take
       break;
   }
   if (form == OverrideForm::megatron_yaml && !parse_integer(value)) out.text = ".MODEL_ARGS.\"" + raw + "\" = \"" + value + "\"";
