@@ -24,6 +24,17 @@ std::string known_formats() {
   return names;
 }
 
+/// What the store says it ingested, in the summary of the file (or session).
+void record_result(IngestResult result, FileIngestSummary& summary) {
+  summary.run_id = result.run_id;
+  summary.tests = result.tests;
+  summary.files = result.files;
+  summary.coverage_rows = result.coverage_rows;
+  summary.contexts = result.contexts;
+  summary.kernels = result.kernels;
+  summary.warnings = std::move(result.warnings);
+}
+
 FileIngestSummary ingest_one(Store& store, const std::filesystem::path& file, const ReaderInfo* reader,
                              const IngestOptions& options) {
   FileIngestSummary summary;
@@ -48,13 +59,7 @@ FileIngestSummary ingest_one(Store& store, const std::filesystem::path& file, co
     summary.error = result.error();
     return summary;
   }
-  summary.run_id = result->run_id;
-  summary.tests = result->tests;
-  summary.files = result->files;
-  summary.coverage_rows = result->coverage_rows;
-  summary.contexts = result->contexts;
-  summary.kernels = result->kernels;
-  summary.warnings = std::move(result->warnings);
+  record_result(std::move(*result), summary);
   return summary;
 }
 
@@ -88,13 +93,7 @@ FileIngestSummary ingest_session(Store& store, const std::vector<std::filesystem
     return summary;
   }
   summary.session_files = files.size();
-  summary.run_id = result->run_id;
-  summary.tests = result->tests;
-  summary.files = result->files;
-  summary.coverage_rows = result->coverage_rows;
-  summary.contexts = result->contexts;
-  summary.kernels = result->kernels;
-  summary.warnings = std::move(result->warnings);
+  record_result(std::move(*result), summary);
   return summary;
 }
 
