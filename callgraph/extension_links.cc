@@ -73,6 +73,25 @@ std::optional<std::size_t> module_end(const std::vector<Component>& parts, const
   return std::nullopt;
 }
 
+/// Keeps the items `suffix_of` says nothing about, and puts one copy of each other item per
+/// extension name, renamed by `rename(copy, name, suffix)`.
+template <typename T, typename SuffixOf, typename Rename>
+void fan_out(std::vector<T>& items, const std::vector<std::string>& names, SuffixOf suffix_of, Rename rename) {
+  std::vector<T> out;
+  for (const T& item : items) {
+    const std::string* suffix = suffix_of(item);
+    if (!suffix) {
+      out.push_back(item);
+      continue;
+    }
+    for (const auto& name : names) {
+      out.push_back(item);
+      rename(out.back(), name, *suffix);
+    }
+  }
+  items = std::move(out);
+}
+
 }  // namespace
 
 std::vector<ResolvedExtension> resolve_extensions(const std::vector<frontend::python::ExtensionModule>& modules,
@@ -96,47 +115,25 @@ void name_extension_bindings(std::vector<frontend::FileFacts>& native_files,
     names.erase(std::unique(names.begin(), names.end()), names.end());
     const std::string unnamed = kUnnamedModule + "@" + file.path;
     std::map<std::string, std::string> renamed;  // old id -> suffix after the module
-    std::vector<frontend::Binding> bindings;
-    for (const auto& b : file.bindings) {
-      if (b.extension_module != unnamed) {
-        bindings.push_back(b);
-        continue;
-      }
-      renamed["binding:" + unnamed + "." + b.python_name] = b.python_name;
-      for (const auto& name : names) {
-        bindings.push_back(b);
-        bindings.back().extension_module = name;
-      }
-    }
+    for (const auto& b : file.bindings)
+      if (b.extension_module == unnamed) renamed["binding:" + unnamed + "." + b.python_name] = b.python_name;
     if (renamed.empty()) continue;
-    file.bindings = std::move(bindings);
-    std::vector<frontend::Symbol> symbols;
-    for (const auto& s : file.symbols) {
-      auto it = renamed.find(s.id);
-      if (it == renamed.end()) {
-        symbols.push_back(s);
-        continue;
-      }
-      for (const auto& name : names) {
-        symbols.push_back(s);
-        symbols.back().id = "binding:" + name + "." + it->second;
-        symbols.back().qualified_name = name + "." + it->second;
-      }
-    }
-    file.symbols = std::move(symbols);
-    std::vector<frontend::Edge> edges;
-    for (const auto& e : file.edges) {
-      auto it = renamed.find(e.from);
-      if (it == renamed.end()) {
-        edges.push_back(e);
-        continue;
-      }
-      for (const auto& name : names) {
-        edges.push_back(e);
-        edges.back().from = "binding:" + name + "." + it->second;
-      }
-    }
-    file.edges = std::move(edges);
+    fan_out(file.bindings, names, [&](const frontend::Binding& b) -> const std::string* {
+      return b.extension_module == unnamed ? &b.python_name : nullptr;
+    }, [](frontend::Binding& b, const std::string& name, const std::string&) { b.extension_module = name; });
+    auto renamed_suffix = [&](const std::string& id) -> const std::string* {
+      auto it = renamed.find(id);
+      return it == renamed.end() ? nullptr : &it->second;
+    };
+    fan_out(file.symbols, names, [&](const frontend::Symbol& s) { return renamed_suffix(s.id); },
+            [](frontend::Symbol& s, const std::string& name, const std::string& suffix) {
+              s.id = "binding:" + name + "." + suffix;
+              s.qualified_name = name + "." + suffix;
+            });
+    fan_out(file.edges, names, [&](const frontend::Edge& e) { return renamed_suffix(e.from); },
+            [](frontend::Edge& e, const std::string& name, const std::string& suffix) {
+              e.from = "binding:" + name + "." + suffix;
+            });
   }
 }
 

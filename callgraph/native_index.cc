@@ -131,8 +131,8 @@ class FactsByPath {
   explicit FactsByPath(const std::unordered_map<std::string, std::string>& hashes) : hashes_(hashes) {}
 
   void add(const frontend::FileFacts& unit) {
-    at(unit.path).parsed = unit.parsed;
     auto& own = at(unit.path);
+    own.parsed = unit.parsed;
     own.imported_modules = unit.imported_modules;
     own.diagnostics.insert(own.diagnostics.end(), unit.diagnostics.begin(), unit.diagnostics.end());
     for (const auto& s : unit.symbols)

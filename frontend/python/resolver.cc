@@ -615,6 +615,15 @@ bool Resolver::is_method(int function_scope) const {
 
 void Resolver::index_calls() {
   calls_indexed_ = true;
+  // applier = MultiTensorApply(...); applier(op, ...): an instance is called by the name it is bound
+  // to, so __call__'s call sites are found under the names bound to a construction of its class.
+  for (const auto& module : modules_)
+    for (const auto& s : module.scopes)
+      for (const auto& b : s.bindings)
+        if (b.kind == NameBinding::Kind::call_result && !b.target.empty()) {
+          std::size_t dot = b.target.rfind('.');
+          instance_names_[b.target.substr(dot == std::string::npos ? 0 : dot + 1)].insert(b.name);
+        }
   for (int m = 0; m < static_cast<int>(modules_.size()); ++m)
     for (int r = 0; r < static_cast<int>(modules_[m].references.size()); ++r) {
       const RawReference& ref = modules_[m].references[r];
@@ -668,19 +677,11 @@ std::vector<std::pair<int, int>> Resolver::call_sites(int function_scope) {
     sites = named->second;
   if (auto called = parameter_calls_by_target_.find(function_scope); called != parameter_calls_by_target_.end())
     sites.insert(sites.end(), called->second.begin(), called->second.end());
-  if (f.name == "__call__" && scope(parent).kind == Scope::Kind::class_) {
-    // applier = MultiTensorApply(...); applier(op, ...): an instance is called by the name it is bound to.
-    std::set<std::string> names;
-    for (const auto& module : modules_)
-      for (const auto& s : module.scopes)
-        for (const auto& b : s.bindings)
-          if (b.kind == NameBinding::Kind::call_result &&
-              (b.target == scope(parent).name || b.target.ends_with("." + scope(parent).name)))
-            names.insert(b.name);
-    for (const auto& name : names)
-      if (auto named = calls_by_name_.find(name); named != calls_by_name_.end())
-        sites.insert(sites.end(), named->second.begin(), named->second.end());
-  }
+  if (f.name == "__call__" && scope(parent).kind == Scope::Kind::class_)
+    if (auto bound = instance_names_.find(scope(parent).name); bound != instance_names_.end())
+      for (const auto& name : bound->second)
+        if (auto named = calls_by_name_.find(name); named != calls_by_name_.end())
+          sites.insert(sites.end(), named->second.begin(), named->second.end());
   return sites;
 }
 

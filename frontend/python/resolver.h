@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -115,6 +116,8 @@ class Resolver {
   std::vector<std::vector<std::pair<std::string_view, int>>> binding_index_;
   /// Calls with arguments, by the last name of the callee text: (module, reference index).
   std::unordered_map<std::string, std::vector<std::pair<int, int>>> calls_by_name_;
+  /// Class name -> names bound to a call of it anywhere (callable instances' call sites).
+  std::unordered_map<std::string, std::set<std::string>> instance_names_;
   bool calls_indexed_ = false;
   /// Calls of parameters, by the function scopes they may call (built once, on first need).
   std::unordered_map<int, std::vector<std::pair<int, int>>> parameter_calls_by_target_;
