@@ -302,8 +302,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
       if (r.outcome == evidence::Outcome::failed || r.outcome == evidence::Outcome::error)
         failing_before_history->insert(r.test_id);
   }
-  std::set<std::string> last_real_failing, pending_real_failing;
-  bool previous_real = false;
+  const std::set<std::string>* last_real_failing = nullptr;  // in failing_at (map nodes stay put)
   util::Progress progress("replaying commits", history.commits.size());
   for (std::size_t index = 0; index < history.commits.size(); ++index, progress.advance()) {
     const RecordedCommit& commit = history.commits[index];
@@ -316,7 +315,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
     // touches the code), else the evidence run before the history.
     const std::set<std::string>* before = nullptr;
     if (auto it = failing_at.find(*base); it != failing_at.end()) before = &it->second;
-    else if (previous_real) before = &last_real_failing;
+    else if (last_real_failing) before = last_real_failing;
     else if (failing_before_history) before = &*failing_before_history;
     std::vector<RecordedResult> scored = commit.results;
     for (auto& r : scored)
@@ -325,7 +324,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
       auto& failing = failing_at[*head];
       for (const auto& r : commit.results)
         if (r.failed()) failing.insert(r.test_id);
-      pending_real_failing = failing;
+      last_real_failing = &failing;  // `before` above was taken first
     }
     CommitContext context;
     context.recorded = &commit;
@@ -368,10 +367,6 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
                                         [&](const std::string& id) { return planned.count(id) > 0; });
       }
       report.rows.push_back(std::move(row));
-    }
-    if (!commit.is_mutant()) {
-      last_real_failing = std::move(pending_real_failing);
-      previous_real = true;
     }
   }
   return reports;
