@@ -232,18 +232,7 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
   if (*store && options.shrink) {
     std::vector<frontend::Test> planned;
     for (const auto& s : plan.selection.selected) planned.push_back(s.test);
-    // Narrowed to the change's functions only when all of them are Python (what the evidence names).
-    std::set<std::string> changed_functions;
-    bool all_python = std::all_of(plan.changes.symbols.begin(), plan.changes.symbols.end(),
-                                  [](const ChangedSymbol& c) { return c.language == frontend::Language::python; });
-    for (const auto& c : plan.changes.symbols)
-      if (all_python && c.kind != frontend::SymbolKind::module) {
-        frontend::Symbol symbol;
-        symbol.file = c.file;
-        symbol.qualified_name = c.qualified_name;
-        changed_functions.insert(evidence_function_name(symbol));
-      }
-    auto decided = decide_shrinks(planned, **store, changed_functions);
+    auto decided = decide_shrinks(planned, **store, shrink_comparison_functions(plan.changes));
     if (!decided.ok()) return decided.error();
     shrinks = std::move(*decided);
   }

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "planner/evidence_select.h"
 #include "planner/workload/megatron_plan.h"
 #include "planner/workload/propose.h"
 
@@ -41,6 +42,19 @@ util::Result<std::vector<workload::SizedRun>> sized_runs(const std::string& test
 }
 
 }  // namespace
+
+std::set<std::string> shrink_comparison_functions(const ChangeSet& changes) {
+  std::set<std::string> out;
+  for (const auto& c : changes.symbols) {
+    if (c.language != frontend::Language::python) return {};  // C++ is not in the evidence's names
+    if (c.kind == frontend::SymbolKind::module) continue;      // import time: the same at every size
+    frontend::Symbol symbol;
+    symbol.file = c.file;
+    symbol.qualified_name = c.qualified_name;
+    out.insert(evidence_function_name(symbol));
+  }
+  return out;
+}
 
 util::Result<std::map<std::string, ShrinkDecision>> decide_shrinks(const std::vector<frontend::Test>& tests,
                                                                    evidence::Store& store,

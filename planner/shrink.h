@@ -9,9 +9,14 @@
 
 #include "evidence/store/store.h"
 #include "frontend/facts.h"
+#include "planner/change_set.h"
 #include "util/result.h"
 
 namespace fastci::planner {
+
+/// The evidence names ("path.py::Class.method") of a change's Python symbols, modules left out, to
+/// compare runs on; empty (compare everything) when the change has non-Python symbols.
+std::set<std::string> shrink_comparison_functions(const ChangeSet& changes);
 
 /// The size one test is planned at, and why.
 struct ShrinkDecision {
