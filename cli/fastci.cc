@@ -92,7 +92,7 @@ int graph_dot(const std::string& repository, const std::string& rev, const std::
 }
 
 int replay_history(const std::string& file, const std::vector<std::string>& names, const std::string& state_dir,
-                   unsigned threads) {
+                   unsigned threads, const std::string& json_file) {
   std::vector<planner::ReplayStrategy> strategies;
   for (const auto& name : names) {
     auto strategy = planner::replay_strategy_named(name);
@@ -117,6 +117,13 @@ int replay_history(const std::string& file, const std::vector<std::string>& name
     return cli::kInputError;
   }
   std::cout << planner::format_replay(*history, *reports);
+  if (!json_file.empty()) {
+    auto written = util::write_file_atomically(json_file, planner::format_replay_json(*history, *reports));
+    if (!written.ok()) {
+      std::cerr << "fastci replay: --json: " << written.error().to_string() << "\n";
+      return cli::kInputError;
+    }
+  }
   return cli::kSuccess;
 }
 
@@ -196,7 +203,7 @@ int main(int argc, char** argv) {
   auto* stats_cmd = evidence_cmd->add_subcommand("stats", "counts of runs, tests, coverage, contexts and kernels");
   stats_cmd->add_option("--store", evidence.store, "store URL (default: [tool.fastci] store, else REPO/.fastci/evidence.db)");
 
-  std::string history_file, state_dir;
+  std::string history_file, state_dir, replay_json;
   std::vector<std::string> strategy_names = {"run-all",      "file-level",   "coverage-only",
                                              "fastci-select", "fastci-prune", "fastci-prioritize", "fastci-shrink"};
   unsigned threads = 2;
@@ -220,6 +227,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   replay_cmd->add_option("--state-dir", state_dir, "index cache folder (default REPOSITORY/.fastci)");
   replay_cmd->add_option("--threads", threads, "parser threads")->capture_default_str();
+  replay_cmd->add_option("--json", replay_json, "also write every strategy's totals as JSON to FILE (docs/replay.md)");
 
   try {
     app.parse(argc, argv);
@@ -239,7 +247,7 @@ int main(int argc, char** argv) {
         std::cerr << "fastci replay: --history FILE or --pytorch-ci DIR is required\n";
         return cli::kUsageError;
       }
-      return replay_history(history_file, strategy_names, state_dir, threads);
+      return replay_history(history_file, strategy_names, state_dir, threads, replay_json);
     }
   } catch (const std::exception& e) {
     std::cerr << "fastci: internal error: " << e.what() << "\n";

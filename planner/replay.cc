@@ -73,6 +73,7 @@ struct Decision {
   std::vector<std::string> order;
   std::string note;
   std::map<std::string, std::pair<int, double>> resized;  ///< shrunk tests: GPUs and seconds at the smaller size
+  std::size_t pruned = 0;  ///< recorded tests the plan prunes
 };
 
 std::vector<std::string> all_ids(const RecordedCommit& commit) {
@@ -172,6 +173,12 @@ util::Result<Decision> fastci(const History& history, const CommitContext& conte
     }
     out.order.push_back(entry.selected.test.id);
     if (!entry.shrink_reason.empty()) out.resized[entry.selected.test.id] = {entry.gpus, entry.predicted_seconds};
+  }
+  for (const auto& entry : plan->prioritized.pruned) {
+    const std::string& id = entry.test.id;
+    if (recorded.count(id)) ++out.pruned;
+    else if (id.find('[') == std::string::npos)
+      for (auto it = recorded.lower_bound(id + "["); it != recorded.end() && it->starts_with(id + "["); ++it) ++out.pruned;
   }
   if (plan->widened()) out.note = "selection widened (see the plan)";
   return out;
@@ -361,6 +368,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
       row.metrics = measure_order(decision->order, costed, history.cluster_gpus);
       row.coverage_retention = retention(context, decision->order);
       row.note = decision->note;
+      row.pruned = decision->pruned;
       if (!commit.killed_by.empty()) {
         std::set<std::string> planned(decision->order.begin(), decision->order.end());
         row.mutant_caught = std::any_of(commit.killed_by.begin(), commit.killed_by.end(),
@@ -390,35 +398,52 @@ std::string optional_fixed(const std::optional<double>& value, int digits) {
 
 namespace {
 
-/// One strategy's totals over the rows `include` accepts.
-void totals_row(std::ostringstream& out, const History& history, const ReplayReport& report, bool mutants) {
-  std::size_t run = 0, total = 0;
+/// One strategy's totals over the real commits or over the mutants, as the tables print them.
+struct Totals {
+  std::size_t run = 0, total = 0, pruned = 0;
   double latency = 0, gpu_hours = 0, analysis = 0, apfd = 0, apfd_cost = 0, kept = 0;
   int caught = 0, present = 0, scored = 0, with_coverage = 0;
+  std::optional<double> mean_apfd() const { return scored ? std::optional<double>(apfd / scored) : std::nullopt; }
+  std::optional<double> mean_apfd_cost() const {
+    return scored ? std::optional<double>(apfd_cost / scored) : std::nullopt;
+  }
+  std::optional<double> retention() const {
+    return with_coverage ? std::optional<double>(kept / with_coverage) : std::nullopt;
+  }
+};
+
+Totals totals_of(const History& history, const ReplayReport& report, bool mutants) {
+  Totals t;
   for (std::size_t c = 0; c < report.rows.size(); ++c) {
     if (history.commits[c].is_mutant() != mutants) continue;
     const auto& row = report.rows[c];
-    run += row.metrics.tests_run;
-    total += row.metrics.tests_total;
-    latency += row.metrics.latency_seconds;
-    gpu_hours += row.metrics.gpu_hours;
-    caught += row.metrics.failures_caught;
-    present += row.metrics.failures_present;
-    analysis += row.analysis_seconds;
+    t.run += row.metrics.tests_run;
+    t.total += row.metrics.tests_total;
+    t.pruned += row.pruned;
+    t.latency += row.metrics.latency_seconds;
+    t.gpu_hours += row.metrics.gpu_hours;
+    t.caught += row.metrics.failures_caught;
+    t.present += row.metrics.failures_present;
+    t.analysis += row.analysis_seconds;
     if (row.metrics.apfd) {
-      apfd += *row.metrics.apfd;
-      apfd_cost += *row.metrics.apfd_cost;
-      ++scored;
+      t.apfd += *row.metrics.apfd;
+      t.apfd_cost += *row.metrics.apfd_cost;
+      ++t.scored;
     }
     if (row.coverage_retention) {
-      kept += *row.coverage_retention;
-      ++with_coverage;
+      t.kept += *row.coverage_retention;
+      ++t.with_coverage;
     }
   }
-  out << "| " << to_string(report.strategy) << " | " << run << " / " << total << " | " << fixed(latency / 3600, 3)
-      << " | " << fixed(gpu_hours, 3) << " | " << caught << " / " << present << " | "
-      << (scored ? fixed(apfd / scored, 3) : "-") << " | " << (scored ? fixed(apfd_cost / scored, 3) : "-") << " | "
-      << (with_coverage ? fixed(kept / with_coverage, 3) : "-") << " | " << fixed(analysis, 2) << " |\n";
+  return t;
+}
+
+void totals_row(std::ostringstream& out, const History& history, const ReplayReport& report, bool mutants) {
+  Totals t = totals_of(history, report, mutants);
+  out << "| " << to_string(report.strategy) << " | " << t.run << " / " << t.total << " | "
+      << fixed(t.latency / 3600, 3) << " | " << fixed(t.gpu_hours, 3) << " | " << t.caught << " / " << t.present
+      << " | " << optional_fixed(t.mean_apfd(), 3) << " | " << optional_fixed(t.mean_apfd_cost(), 3) << " | "
+      << optional_fixed(t.retention(), 3) << " | " << fixed(t.analysis, 2) << " |\n";
 }
 
 const char* kTotalsHeader =
@@ -469,6 +494,88 @@ std::string format_replay(const History& history, const std::vector<ReplayReport
           << " | " << row.note << " |\n";
     }
   return out.str();
+}
+
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+ordered_json json_number(const std::optional<double>& value) {
+  return value ? ordered_json(*value) : ordered_json(nullptr);
+}
+
+/// A strategy's totals over the real commits or the mutants, in the JSON's units.
+ordered_json totals_json(const Totals& t) {
+  ordered_json out;
+  out["latency_hours"] = t.latency / 3600;
+  out["gpu_hours"] = t.gpu_hours;
+  out["tests_run"] = t.run;
+  out["tests_total"] = t.total;
+  out["pruned"] = t.pruned;
+  out["failures_total"] = t.present;
+  out["failures_caught"] = t.caught;
+  out["mean_apfd"] = json_number(t.mean_apfd());
+  out["mean_apfdc"] = json_number(t.mean_apfd_cost());
+  out["retention"] = json_number(t.retention());
+  out["analysis_seconds"] = t.analysis;
+  return out;
+}
+
+/// The rows APFD and APFDc are averaged over in the JSON: plans of at least this many tests that
+/// catch a failure (a plan of one failing test scores 0.5 whatever its order).
+constexpr std::size_t kApfdMinimumTests = 5;
+
+}  // namespace
+
+std::string format_replay_json(const History& history, const std::vector<ReplayReport>& reports) {
+  ordered_json out;
+  std::size_t real = 0, mutants = 0, killable = 0;
+  std::set<std::string> tests;
+  for (const auto& c : history.commits) {
+    if (c.is_mutant()) {
+      ++mutants;
+      killable += !c.killed_by.empty();
+    } else {
+      ++real;
+    }
+    for (const auto& r : c.results) tests.insert(r.test_id);
+  }
+  out["format"] = "fastci-replay/1";
+  out["cluster_gpus"] = history.cluster_gpus;
+  out["commits"] = real;
+  out["tests"] = tests.size();
+  out["mutants"] = {{"total", mutants}, {"killed", killable}};
+  ordered_json strategies = ordered_json::object();
+  for (const auto& report : reports) {
+    Totals on_commits = totals_of(history, report, false);
+    ordered_json s = totals_json(on_commits);
+    // APFD over every commit or mutant whose plan has enough tests and catches a failure.
+    double apfd = 0, apfd_cost = 0;
+    std::size_t scored = 0, caught = 0;
+    ordered_json missed = ordered_json::array();
+    for (std::size_t c = 0; c < report.rows.size(); ++c) {
+      const auto& row = report.rows[c];
+      if (row.metrics.apfd && row.metrics.tests_run >= kApfdMinimumTests && row.metrics.failures_caught > 0) {
+        apfd += *row.metrics.apfd;
+        apfd_cost += *row.metrics.apfd_cost;
+        ++scored;
+      }
+      if (!row.mutant_caught) continue;
+      if (*row.mutant_caught) ++caught;
+      else missed.push_back({{"commit", history.commits[c].commit}, {"mutant_of", history.commits[c].mutant_of},
+                             {"mutation", history.commits[c].mutation}});
+    }
+    s["mean_apfd"] = scored ? ordered_json(apfd / scored) : ordered_json(nullptr);
+    s["mean_apfdc"] = scored ? ordered_json(apfd_cost / scored) : ordered_json(nullptr);
+    s["apfd_rows"] = scored;
+    s["mutants_killed"] = killable;
+    s["mutants_caught"] = caught;
+    s["mutants_missed"] = missed;
+    s["on_mutants"] = totals_json(totals_of(history, report, true));
+    strategies[to_string(report.strategy)] = s;
+  }
+  out["strategies"] = strategies;
+  return out.dump(2) + "\n";
 }
 
 }  // namespace fastci::planner

@@ -2,6 +2,7 @@
 /// Replay: re-plan every commit of a recorded history with several strategies and score each plan
 /// against what running everything found there (docs/replay.md).
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -58,6 +59,7 @@ struct ReplayRow {
   std::optional<double> coverage_retention; ///< changed lines covered by the plan / by run-all
   std::string note;                      ///< e.g. why a strategy fell back to run-all
   std::optional<bool> mutant_caught;     ///< mutants with killers: whether the plan runs one of them
+  std::size_t pruned = 0;                ///< recorded tests the plan prunes as equivalent to a kept one
 };
 
 /// A strategy over the whole history.
@@ -81,5 +83,11 @@ std::string fixed(double value, int digits);
 
 /// Totals and per-commit rows as Markdown tables.
 std::string format_replay(const History& history, const std::vector<ReplayReport>& reports);
+
+/// The totals of every strategy as one JSON document, format "fastci-replay/1" (docs/replay.md):
+/// latency, GPU-hours, tests and failures over the real commits, mutants caught over the mutants,
+/// APFD and APFDc averaged over every commit or mutant whose plan has at least 5 tests and catches a
+/// failure, and the mutants' own totals under "on_mutants".
+std::string format_replay_json(const History& history, const std::vector<ReplayReport>& reports);
 
 }  // namespace fastci::planner

@@ -122,10 +122,9 @@ TEST(Replay, ExampleHistoryHasKnownMetricsForEveryStrategy) {
   fs::remove_all(dir);
 }
 
-TEST(Replay, MutantsAreScoredByTheirKillers) {
-  auto dir = example_history();
-  // Two faults injected into the change's topk_routing, each committed on top of "change":
-  // one the recorded run kills (a router test fails), one no test kills.
+/// The example history with two faults injected into the change's topk_routing, each committed on
+/// top of "change": one the recorded run kills (a router test fails), one no test kills.
+fs::path mutant_history(const fs::path& dir) {
   std::string git = "git -C " + (dir / "repo").string() + " -c user.name=t -c user.email=t@example.org ";
   std::string router = (dir / "repo/minifw/moe/router.py").string();
   std::string script = git + "checkout -q change && sed -i 's/order\\[:k\\])/order[:k + 1])/' " + router + " && " +
@@ -133,9 +132,12 @@ TEST(Replay, MutantsAreScoredByTheirKillers) {
                        "sed -i 's/stable expert order/stable order/' " + router + " && sed -i 's/reverse=True/reverse=bool(1)/' " +
                        router + " && " + git + "commit -qam survived && " + git + "tag mutant-survived && " + git +
                        "checkout -q change";
-  ASSERT_EQ(std::system((script + " >/dev/null").c_str()), 0);
+  EXPECT_EQ(std::system((script + " >/dev/null").c_str()), 0);
   auto text = util::read_file(dir / "history.json");
-  ASSERT_TRUE(text.ok());
+  if (!text.ok()) {
+    ADD_FAILURE() << text.error().to_string();
+    return {};
+  }
   auto j = nlohmann::json::parse(*text);
   auto killed = j["commits"][0];
   killed["kind"] = "mutant";
@@ -153,7 +155,13 @@ TEST(Replay, MutantsAreScoredByTheirKillers) {
   j["commits"].push_back(killed);
   j["commits"].push_back(survived);
   std::ofstream(dir / "mutants.json") << j.dump();
-  auto history = load_history(dir / "mutants.json");
+  return dir / "mutants.json";
+}
+
+TEST(Replay, MutantsAreScoredByTheirKillers) {
+  auto dir = example_history();
+  auto file = mutant_history(dir);
+  auto history = load_history(file);
   ASSERT_TRUE(history.ok()) << history.error().to_string();
   ASSERT_EQ(history->commits.size(), 3u);
   EXPECT_TRUE(history->commits[1].is_mutant());
@@ -176,6 +184,66 @@ TEST(Replay, MutantsAreScoredByTheirKillers) {
   EXPECT_NE(table.find("Replay of 1 commits"), std::string::npos) << table;
   EXPECT_NE(table.find("2 mutants (1 killed by at least one recorded test)"), std::string::npos) << table;
   EXPECT_NE(table.find("| fastci-select | 1 / 1 | - |"), std::string::npos) << table;
+  fs::remove_all(dir);
+}
+
+TEST(Replay, JsonTotalsCountCommitsAndMutantsApart) {
+  auto dir = example_history();
+  auto history = load_history(mutant_history(dir));
+  ASSERT_TRUE(history.ok()) << history.error().to_string();
+  ReplayOptions options;
+  options.state_dir = dir / "state";
+  auto reports = replay(*history, {ReplayStrategy::run_all, ReplayStrategy::fastci_select, ReplayStrategy::fastci_prune},
+                        options);
+  ASSERT_TRUE(reports.ok()) << reports.error().to_string();
+  auto j = nlohmann::ordered_json::parse(format_replay_json(*history, *reports));
+  EXPECT_EQ(j["format"], "fastci-replay/1");
+  EXPECT_EQ(j["commits"], 1);
+  EXPECT_EQ(j["tests"], 17);
+  EXPECT_EQ(j["mutants"]["total"], 2);
+  EXPECT_EQ(j["mutants"]["killed"], 1);
+  ASSERT_EQ(j["strategies"].size(), 3u);
+  // strategies keep the order they were asked for
+  std::vector<std::string> names;
+  for (const auto& [name, value] : j["strategies"].items()) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"run-all", "fastci-select", "fastci-prune"}));
+  const auto& all = j["strategies"]["run-all"];
+  // the real commit only: 17 tests of 10 s on 2 GPUs, its one failure caught
+  EXPECT_EQ(all["tests_run"], 17);
+  EXPECT_EQ(all["tests_total"], 17);
+  EXPECT_EQ(all["pruned"], 0);
+  EXPECT_DOUBLE_EQ(all["latency_hours"].get<double>(), 90.0 / 3600);
+  EXPECT_DOUBLE_EQ(all["gpu_hours"].get<double>(), 170.0 / 3600);
+  EXPECT_EQ(all["failures_total"], 1);
+  EXPECT_EQ(all["failures_caught"], 1);
+  EXPECT_EQ(all["mutants_killed"], 1);
+  EXPECT_EQ(all["mutants_caught"], 1);
+  EXPECT_TRUE(all["mutants_missed"].empty());
+  EXPECT_TRUE(all["retention"].is_null());  // no evidence store
+  EXPECT_DOUBLE_EQ(all["analysis_seconds"].get<double>(), 0);
+  // APFD over the real commit (its failure 15th of 17) and the killed mutant (its killer 14th; the
+  // test that already failed on the real commit is not the mutant's fault); the surviving mutant
+  // has no failure of its own and is left out.
+  EXPECT_EQ(all["apfd_rows"], 2);
+  EXPECT_DOUBLE_EQ(all["mean_apfd"].get<double>(), ((17 - 15 + 0.5) / 17 + (17 - 14 + 0.5) / 17) / 2);
+  ASSERT_TRUE(all["mean_apfdc"].is_number());
+  // the mutants' own totals: two runs of the 17 tests
+  EXPECT_EQ(all["on_mutants"]["tests_run"], 34);
+  EXPECT_DOUBLE_EQ(all["on_mutants"]["latency_hours"].get<double>(), 2 * 90.0 / 3600);
+  EXPECT_EQ(all["on_mutants"]["failures_caught"], 1);
+  for (const char* name : {"fastci-select", "fastci-prune"}) {
+    const auto& fastci = j["strategies"][name];
+    EXPECT_EQ(fastci["tests_run"], 6) << name;
+    EXPECT_DOUBLE_EQ(fastci["latency_hours"].get<double>(), 30.0 / 3600) << name;
+    EXPECT_DOUBLE_EQ(fastci["gpu_hours"].get<double>(), 60.0 / 3600) << name;
+    EXPECT_EQ(fastci["failures_caught"], 1) << name;
+    EXPECT_EQ(fastci["mutants_caught"], 1) << name;
+    EXPECT_EQ(fastci["apfd_rows"], 2) << name;  // 6 tests, the failure among them, on both
+    EXPECT_GT(fastci["mean_apfd"].get<double>(), 0) << name;
+    EXPECT_GT(fastci["analysis_seconds"].get<double>(), 0) << name;
+    EXPECT_EQ(fastci["on_mutants"]["tests_run"], 12) << name;
+  }
+  EXPECT_EQ(j["strategies"]["fastci-select"]["pruned"], 0);  // pruning off
   fs::remove_all(dir);
 }
 

@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""Packs a history recorded by record_deepspeed_history.py into a small folder that can be committed, and
+unpacks it again against a plain clone of the recorded repository (Python 3 standard library only).
+
+  history_pack.py pack   --history OUT/history.json --dest tests/data/history/NAME
+  history_pack.py unpack --pack tests/data/history/NAME --repo CLONE --out DIR
+  history_pack.py tables --replay DIR/replay.json --history DIR/history.json
+
+pack writes, into --dest:
+  history.json.xz   the history, as recorded (its "repository" and "evidence_store" are rewritten by unpack)
+  evidence.db.xz    the SQLite evidence store recorded at the start of the history
+  mutants.json      one entry per mutant: its index in the history, its recorded commit id, the real commit it
+                    is committed on, the branch it was recorded as, the commit's author, committer and message
+                    (so that unpack recreates the same commit id), and its patch
+  mutants/NNN-<id>.patch
+                    the mutant as `git format-patch -U0` output against its real commit: the mutated line only,
+                    no context and no function name in the hunk header (unpack applies it with --unidiff-zero)
+Every patch is checked at pack time: recreating the commit from it in the recording's repository must give
+the recorded commit id.
+
+unpack makes DIR/repo (a `git clone --shared --no-checkout` of CLONE: CLONE itself is not written to),
+recreates every mutant commit there from its patch (a temporary index, `git apply --cached`, `git
+commit-tree` with the recorded identity and dates), sets the recorded branch names, decompresses the store to
+DIR/evidence.db and writes DIR/history.json with the repository, the store and, where a recreated id differs
+from the recorded one, the mutant's commit id rewritten. It prints how many ids matched.
+
+tables prints the Markdown tables of docs/evaluation.md that come from a replay's JSON (`fastci replay
+--json`) and the history: the comparison with the paper's figures and the list of mutants.
+"""
+
+import argparse
+import json
+import lzma
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+PAPER = {"latency": -77.5, "gpu_hours": -63.9, "retention": +3.2}
+
+
+def git_bytes(repo, *args, env=None, input=None):
+    proc = subprocess.run(["git", "-C", repo, *args], capture_output=True, env=env, input=input)
+    if proc.returncode != 0:
+        raise RuntimeError("git %s: %s" % (" ".join(args), proc.stderr.decode(errors="replace").strip()))
+    return proc.stdout
+
+
+def git(repo, *args, env=None, input=None):
+    """Text output; patches go through git_bytes (a text pipe would turn CRLF lines into LF)."""
+    return git_bytes(repo, *args, env=env, input=input).decode()
+
+
+def commit_identity(repo, sha):
+    """Author, committer (raw dates) and message of a commit, from its object."""
+    raw = git(repo, "cat-file", "commit", sha)
+    header, _, message = raw.partition("\n\n")
+    ident = {}
+    for line in header.split("\n"):
+        key, _, value = line.partition(" ")
+        if key in ("author", "committer"):
+            name, _, rest = value.partition(" <")
+            email, _, date = rest.partition("> ")
+            ident[key] = {"name": name, "email": email, "date": date}
+    return ident["author"], ident["committer"], message
+
+
+def recreate(repo, real, patch_bytes, author, committer, message):
+    """The id of the commit `patch_bytes` makes on top of `real` with that identity; writes objects only."""
+    fd, index = tempfile.mkstemp(prefix="fastci-mutant-index-")
+    os.close(fd)
+    os.unlink(index)
+    fd, msgfile = tempfile.mkstemp(prefix="fastci-mutant-msg-")
+    os.close(fd)
+    try:
+        env = dict(os.environ, GIT_INDEX_FILE=index,
+                   GIT_AUTHOR_NAME=author["name"], GIT_AUTHOR_EMAIL=author["email"], GIT_AUTHOR_DATE=author["date"],
+                   GIT_COMMITTER_NAME=committer["name"], GIT_COMMITTER_EMAIL=committer["email"],
+                   GIT_COMMITTER_DATE=committer["date"])
+        git(repo, "read-tree", real, env=env)
+        git_bytes(repo, "apply", "--cached", "--unidiff-zero", "-", env=env, input=patch_bytes)
+        tree = git(repo, "write-tree", "--missing-ok", env=env).strip()
+        with open(msgfile, "wb") as fh:
+            fh.write(message.encode())
+        return git(repo, "commit-tree", tree, "-p", real, "-F", msgfile, env=env).strip()
+    finally:
+        for path in (index, msgfile):
+            if os.path.exists(path):
+                os.unlink(path)
+
+
+def branch_of(entry):
+    if entry.get("branch"):
+        return entry["branch"]
+    return "mutant-extra/" + entry["commit"][:10]  # add_history_mutants.py's name
+
+
+def write_xz(src, dest):
+    with open(src, "rb") as fin, lzma.open(dest, "wb", preset=9 | lzma.PRESET_EXTREME) as fout:
+        shutil.copyfileobj(fin, fout)
+
+
+def read_xz(src, dest):
+    with lzma.open(src, "rb") as fin, open(dest, "wb") as fout:
+        shutil.copyfileobj(fin, fout)
+
+
+def pack(args):
+    history_path = os.path.abspath(args.history)
+    folder = os.path.dirname(history_path)
+    with open(history_path, encoding="utf-8") as fh:
+        history = json.load(fh)
+    repo = os.path.join(folder, history["repository"])
+    store = os.path.join(folder, history["evidence_store"])
+    os.makedirs(os.path.join(args.dest, "mutants"), exist_ok=True)
+    for old in os.listdir(os.path.join(args.dest, "mutants")):
+        if old.endswith(".patch"):
+            os.unlink(os.path.join(args.dest, "mutants", old))
+    manifest = []
+    for index, entry in enumerate(history["commits"]):
+        if entry.get("kind") != "mutant":
+            continue
+        sha, real = entry["commit"], entry["mutant_of"]
+        parents = git(repo, "rev-list", "--parents", "-n", "1", sha).split()[1:]
+        if parents != [real]:
+            sys.exit("mutant %s is not a commit on top of %s" % (sha, real))
+        patch = git_bytes(repo, "format-patch", "-U0", "--no-signature", "--stdout", "-1", sha)
+        # no function names in hunk headers: the patch holds the mutated line and nothing else of the code
+        patch = re.sub(rb"^(@@ -[0-9,]+ \+[0-9,]+ @@).*$", rb"\1", patch, flags=re.M)
+        name = "mutants/%03d-%s.patch" % (len(manifest) + 1, sha[:10])
+        with open(os.path.join(args.dest, name), "wb") as fh:
+            fh.write(patch)
+        author, committer, message = commit_identity(repo, sha)
+        again = recreate(repo, real, patch, author, committer, message)
+        if again != sha:
+            sys.exit("%s: recreating the mutant from its patch gives %s, not %s" % (name, again, sha))
+        manifest.append({"index": index, "commit": sha, "mutant_of": real, "branch": branch_of(entry),
+                         "patch": name, "author": author, "committer": committer, "message": message})
+    with open(os.path.join(args.dest, "mutants.json"), "w", encoding="utf-8") as fh:
+        json.dump(manifest, fh, indent=1)
+        fh.write("\n")
+    write_xz(history_path, os.path.join(args.dest, "history.json.xz"))
+    write_xz(store, os.path.join(args.dest, "evidence.db.xz"))
+    real = sum(1 for e in history["commits"] if e.get("kind") != "mutant")
+    print("packed %d commits and %d mutants (every patch recreates its recorded commit) into %s" %
+          (real, len(manifest), args.dest))
+
+
+def unpack(args):
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    repo = os.path.join(out, "repo")
+    if not os.path.isdir(repo):
+        subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", os.path.abspath(args.repo), repo], check=True)
+    history_file = os.path.join(out, "history.recorded.json")
+    read_xz(os.path.join(args.pack, "history.json.xz"), history_file)
+    with open(history_file, encoding="utf-8") as fh:
+        history = json.load(fh)
+    read_xz(os.path.join(args.pack, "evidence.db.xz"), os.path.join(out, "evidence.db"))
+    with open(os.path.join(args.pack, "mutants.json"), encoding="utf-8") as fh:
+        manifest = json.load(fh)
+    missing = []
+    for entry in history["commits"]:
+        if entry.get("kind") == "mutant":
+            continue
+        for sha in (entry["commit"], entry.get("base") or entry["commit"] + "~1"):
+            if subprocess.run(["git", "-C", repo, "cat-file", "-e", sha + "^{commit}"],
+                              capture_output=True).returncode != 0:
+                missing.append(sha)
+    if missing:
+        sys.exit("%s lacks %d recorded commits (a shallow or partial clone?), e.g. %s" %
+                 (args.repo, len(missing), missing[0]))
+    same = 0
+    renamed = {}
+    for m in manifest:
+        with open(os.path.join(args.pack, m["patch"]), "rb") as fh:
+            patch = fh.read()
+        sha = recreate(repo, m["mutant_of"], patch, m["author"], m["committer"], m["message"])
+        git(repo, "update-ref", "refs/heads/" + m["branch"], sha)
+        entry = history["commits"][m["index"]]
+        if entry.get("commit") != m["commit"]:
+            sys.exit("mutants.json: entry %d of the history is %s, not mutant %s" % (m["index"], entry.get("commit"),
+                                                                                   m["commit"]))
+        if sha == m["commit"]:
+            same += 1
+        else:
+            renamed[m["commit"]] = sha
+            entry["recorded_commit"] = m["commit"]
+            entry["commit"] = sha
+    history["repository"] = repo
+    history["evidence_store"] = os.path.join(out, "evidence.db")
+    with open(os.path.join(out, "history.json"), "w", encoding="utf-8") as fh:
+        json.dump(history, fh, indent=1)
+    os.unlink(history_file)
+    real = sum(1 for e in history["commits"] if e.get("kind") != "mutant")
+    print("unpacked %d commits and %d mutants into %s: %d mutant ids as recorded, %d recreated with new ids%s" %
+          (real, len(manifest), out, same, len(renamed),
+           "".join("\n  %s -> %s" % kv for kv in renamed.items())))
+
+
+def pct(value, base):
+    if value is None or base is None or base == 0:
+        return "-"
+    return "%+.1f%%" % (100.0 * (value - base) / base)
+
+
+def tables(args):
+    with open(args.replay, encoding="utf-8") as fh:
+        replay = json.load(fh)
+    with open(args.history, encoding="utf-8") as fh:
+        history = json.load(fh)
+    strategies = replay["strategies"]
+    base = strategies.get("run-all")
+    print("### Against the paper's figures\n")
+    print("| strategy | CI latency vs run-all | GPU-hours vs run-all | coverage retention vs run-all |")
+    print("|---|---:|---:|---:|")
+    print("| FastCI paper (vs its deployed pipeline) | %+.1f%% | %+.1f%% | %+.1f%% |" %
+          (PAPER["latency"], PAPER["gpu_hours"], PAPER["retention"]))
+    for name, s in strategies.items():
+        if base is None:
+            break
+        print("| %s | %s | %s | %s |" % (name, pct(s["latency_hours"], base["latency_hours"]),
+                                        pct(s["gpu_hours"], base["gpu_hours"]), pct(s["retention"], base["retention"])))
+    print("\n### APFD over the commits and mutants whose plan has at least 5 tests and catches a failure\n")
+    print("| strategy | rows | mean APFD | mean APFDc | mutants caught | pruned (commits) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, s in strategies.items():
+        f = lambda v: "-" if v is None else "%.3f" % v
+        print("| %s | %d | %s | %s | %d / %d | %d |" % (name, s["apfd_rows"], f(s["mean_apfd"]), f(s["mean_apfdc"]),
+                                                       s["mutants_caught"], s["mutants_killed"], s["pruned"]))
+    print("\n### Mutants\n")
+    print("| commit | where | operator | mutation | killed by |")
+    print("|---|---|---|---|---|")
+    for entry in history["commits"]:
+        if entry.get("kind") != "mutant":
+            continue
+        m = entry["mutation"]
+        cut = lambda text: text[:60].replace("|", "\\|")
+        killers = ", ".join("`%s`" % k.split("::", 1)[1] if "::" in k else "`%s`" % k for k in entry["killed_by"])
+        print("| `%s` | `%s:%d` | %s | `%s` -> `%s` | %s |" % (entry["mutant_of"][:9], m["file"], m["line"],
+                                                              m["operator"], cut(m["original"]),
+                                                              cut(m["replacement"]), killers or "-"))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("pack")
+    p.add_argument("--history", required=True)
+    p.add_argument("--dest", required=True)
+    p = sub.add_parser("unpack")
+    p.add_argument("--pack", required=True)
+    p.add_argument("--repo", required=True)
+    p.add_argument("--out", required=True)
+    p = sub.add_parser("tables")
+    p.add_argument("--replay", required=True)
+    p.add_argument("--history", required=True)
+    args = parser.parse_args()
+    {"pack": pack, "unpack": unpack, "tables": tables}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()
