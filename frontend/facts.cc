@@ -21,6 +21,7 @@ const char* to_string(SymbolKind kind) {
     case SymbolKind::binding: return "binding";
     case SymbolKind::test: return "test";
     case SymbolKind::placeholder: return "placeholder";
+    case SymbolKind::variable: return "variable";
   }
   return "unknown";
 }
@@ -38,6 +39,8 @@ const char* to_string(EdgeKind kind) {
     case EdgeKind::contains: return "contains";
     case EdgeKind::decorates: return "decorates";
     case EdgeKind::reference: return "reference";
+    case EdgeKind::read: return "read";
+    case EdgeKind::name_match: return "name-match";
   }
   return "unknown";
 }

@@ -10,8 +10,10 @@ namespace fastci::frontend {
 /// Source language of a symbol.
 enum class Language { python, cpp, cuda };
 
-/// What a symbol is. `placeholder` stands for a call target that could not be resolved.
-enum class SymbolKind { module, class_, function, method, kernel, binding, test, placeholder };
+/// What a symbol is. `placeholder` stands for a call target that could not be resolved;
+/// `variable` is a name bound at module or class level (assignment, import, field), whose
+/// dependents are its readers rather than every importer of the module.
+enum class SymbolKind { module, class_, function, method, kernel, binding, test, placeholder, variable };
 
 /// Why one symbol refers to another.
 enum class EdgeKind {
@@ -26,6 +28,8 @@ enum class EdgeKind {
   contains,               ///< a module or class containing a definition (module code runs on import)
   decorates,              ///< a decorator applied to a definition (decorator runs at definition time)
   reference,              ///< a function passed as a value (callback), kept so reachability is not lost
+  read,                   ///< code reading a module- or class-level name (a variable symbol)
+  name_match,             ///< an unresolved `.name` read may read every class attribute of that name
 };
 
 /// One definition in the source.

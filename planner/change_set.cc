@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace fastci::planner {
 
@@ -72,27 +73,67 @@ bool is_trivial_line(const std::string& text, bool python) {
   return python ? text[start] == '#' : text.compare(start, 2, "//") == 0;
 }
 
-/// The innermost non-module symbol containing `line`, or the file's module symbol.
-const Symbol* innermost(const FileFacts& facts, int line) {
-  const Symbol* best = nullptr;
-  const Symbol* module = nullptr;
-  for (const auto& s : facts.symbols) {
-    if (s.kind == SymbolKind::module) {
-      module = &s;
-      continue;
+/// Which symbols hold each line of one file, built once per file: a line lookup must not scan
+/// every symbol (a generated module can bind 100k names).
+class SymbolLines {
+ public:
+  explicit SymbolLines(const FileFacts* facts) : present_(facts != nullptr) {
+    if (!facts) return;
+    std::vector<const Symbol*> order;
+    int last = 0;
+    for (const auto& s : facts->symbols) {
+      by_id_.emplace(s.id, &s);
+      if (s.kind == SymbolKind::module) module_ = &s;
+      if (s.kind == SymbolKind::module || s.kind == SymbolKind::placeholder || s.first_line < 1 ||
+          s.last_line < s.first_line)
+        continue;
+      order.push_back(&s);
+      last = std::max(last, s.last_line);
     }
-    if (s.kind == SymbolKind::placeholder || line < s.first_line || line > s.last_line) continue;
-    if (!best || s.last_line - s.first_line < best->last_line - best->first_line) best = &s;
+    // Widest first: narrower symbols paint over them, equal ones join them.
+    std::stable_sort(order.begin(), order.end(), [](const Symbol* a, const Symbol* b) {
+      return a->last_line - a->first_line > b->last_line - b->first_line;
+    });
+    at_.resize(static_cast<std::size_t>(last) + 1);
+    class_at_.assign(static_cast<std::size_t>(last) + 1, nullptr);
+    for (const Symbol* s : order)
+      for (int line = s->first_line; line <= s->last_line; ++line) {
+        auto& here = at_[line];
+        if (here.empty() || span(*here.front()) > span(*s)) here = {s};
+        else if (span(*here.front()) == span(*s)) here.push_back(s);
+        if (s->kind == SymbolKind::class_) class_at_[line] = s;
+      }
   }
-  return best ? best : module;
-}
 
-const Symbol* by_id(const FileFacts* facts, const std::string& id) {
-  if (!facts) return nullptr;
-  for (const auto& s : facts->symbols)
-    if (s.id == id) return &s;
-  return nullptr;
-}
+  /// The innermost non-module symbols containing `line` (several when one statement binds several
+  /// names), or the file's module symbol.
+  std::vector<const Symbol*> innermost(int line) const {
+    if (line >= 0 && static_cast<std::size_t>(line) < at_.size() && !at_[line].empty()) return at_[line];
+    if (module_) return {module_};
+    return {};
+  }
+
+  /// The innermost class holding a symbol's first line.
+  const Symbol* enclosing_class(const Symbol& inner) const {
+    int line = inner.first_line;
+    return line >= 0 && static_cast<std::size_t>(line) < class_at_.size() ? class_at_[line] : nullptr;
+  }
+
+  bool present() const { return present_; }
+
+  const Symbol* find(const std::string& id) const {
+    auto it = by_id_.find(id);
+    return it == by_id_.end() ? nullptr : it->second;
+  }
+
+ private:
+  static int span(const Symbol& s) { return s.last_line - s.first_line; }
+  std::vector<std::vector<const Symbol*>> at_;
+  std::vector<const Symbol*> class_at_;
+  std::unordered_map<std::string, const Symbol*> by_id_;
+  const Symbol* module_ = nullptr;
+  bool present_ = false;
+};
 
 ChangedSymbol changed_symbol(const Symbol& s, SymbolChange change) {
   return {s.id, change, s.kind, s.language, s.qualified_name, s.file, s.first_line, s.last_line, {}};
@@ -121,26 +162,31 @@ class Builder {
                                 module_id});
     }
     std::set<std::string> touched_head, touched_base;
+    module_lines_.clear();
+    SymbolLines head_lines(head), base_lines(base);
     for (std::size_t i = 0; i < diff.new_lines.size(); ++i)
-      touch(head, diff.new_lines[i], diff.new_text[i], python, touched_head);
+      touch(head_lines, diff.new_lines[i], diff.new_text[i], python, touched_head);
     for (std::size_t i = 0; i < diff.old_lines.size(); ++i)
-      touch(base, diff.old_lines[i], diff.old_text[i], python, touched_base);
+      touch(base_lines, diff.old_lines[i], diff.old_text[i], python, touched_base);
     // A symbol is changed when its body hash differs; one only in head is added, only in base deleted.
     std::set<std::string> ids(touched_head.begin(), touched_head.end());
     ids.insert(touched_base.begin(), touched_base.end());
     int unchanged = 0;
     for (const auto& id : ids) {
-      const Symbol* h = by_id(head, id);
-      const Symbol* b = by_id(base, id);
+      const Symbol* h = head_lines.find(id);
+      const Symbol* b = base_lines.find(id);
       if (h && b) {
-        if (h->body_hash == b->body_hash && h->kind != SymbolKind::module) {
+        if (h->body_hash == b->body_hash) {
           ++unchanged;
           continue;
         }
         record(file, changed_symbol(*h, SymbolChange::changed));
+        if (python && h->kind == SymbolKind::module) widen_module(file, *h);
       } else if (h) {
+        hashes_[h->id] = h->body_hash;
         record(file, changed_symbol(*h, SymbolChange::added));
       } else if (b) {
+        hashes_[b->id] = b->body_hash;
         record(file, changed_symbol(*b, SymbolChange::deleted));
       }
     }
@@ -157,49 +203,78 @@ class Builder {
       file.note = unchanged > 0 ? "formatting, comments or docstrings only" : "no code lines changed";
   }
 
+  /// A module's own code changed (a statement that binds no name: a call, a condition, a loop, a
+  /// `try` around imports): it runs when the module is imported, so every importer is affected.
+  void widen_module(const ChangedFile& file, const Symbol& module) {
+    std::string where;
+    for (const auto& [line, text] : module_lines_) {
+      where = "line " + std::to_string(line) + " (`" + summarize(text) + "`)";
+      break;
+    }
+    out_.widenings.push_back({Widening::Scope::importers, file.path,
+                              "module-level code that binds no name changed at " +
+                                  (where.empty() ? std::string("an unknown line") : where) +
+                                  "; it runs on import: every test that imports the module is selected",
+                              module.id});
+  }
+
+  static std::string summarize(const std::string& text) {
+    auto start = text.find_first_not_of(" \t");
+    std::string s = start == std::string::npos ? std::string() : text.substr(start);
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+    if (s.size() > 60) s = s.substr(0, 57) + "...";
+    return s;
+  }
+
   void record(ChangedFile& file, ChangedSymbol symbol) {
     file.symbols.push_back(symbol.id);
     out_.symbols.push_back(std::move(symbol));
   }
 
-  /// Pairs deleted and added symbols with the same body (moved or renamed code).
-  void detect_renames(const std::map<std::string, const FileFacts*>& base_by_path,
-                      const std::map<std::string, const FileFacts*>& head_by_path) {
-    auto hash_of = [](const std::map<std::string, const FileFacts*>& by_path, const ChangedSymbol& c) {
-      auto it = by_path.find(c.file);
-      const Symbol* s = it == by_path.end() ? nullptr : by_id(it->second, c.id);
-      return s ? s->body_hash : 0;
-    };
+  /// Pairs deleted and added symbols with the same body (moved or renamed code). Variables are
+  /// not paired: a renamed name is read by other code, which its readers' own changes show.
+  void detect_renames() {
+    std::multimap<std::pair<int, std::uint64_t>, const ChangedSymbol*> deleted;
+    for (const auto& s : out_.symbols)
+      if (s.change == SymbolChange::deleted && hashes_[s.id] != 0)
+        deleted.emplace(std::make_pair(static_cast<int>(s.kind), hashes_[s.id]), &s);
     for (auto& added : out_.symbols) {
-      if (added.change != SymbolChange::added || added.kind == SymbolKind::module) continue;
-      auto added_hash = hash_of(head_by_path, added);
-      for (auto& deleted : out_.symbols) {
-        if (deleted.change != SymbolChange::deleted || deleted.kind != added.kind) continue;
-        if (added_hash != 0 && hash_of(base_by_path, deleted) == added_hash) {
-          added.change = SymbolChange::renamed;
-          added.renamed_from = deleted.id;
-          break;
-        }
-      }
+      if (added.change != SymbolChange::added || added.kind == SymbolKind::module ||
+          added.kind == SymbolKind::variable)
+        continue;
+      auto it = deleted.find({static_cast<int>(added.kind), hashes_[added.id]});
+      if (it == deleted.end() || hashes_[added.id] == 0) continue;
+      added.change = SymbolChange::renamed;
+      added.renamed_from = it->second->id;
     }
   }
 
  private:
-  void touch(const FileFacts* facts, int line, const std::string& text, bool python,
+  void touch(const SymbolLines& lines, int line, const std::string& text, bool python,
              std::set<std::string>& touched) {
-    if (!facts) return;
-    const Symbol* s = innermost(*facts, line);
-    if (!s) {
+    if (!lines.present()) return;
+    auto symbols = lines.innermost(line);
+    if (symbols.empty()) {
       if (!python && !is_trivial_line(text, false)) ++outside_functions_;
       return;
     }
     // Blank and comment lines at module level are not code; inside a definition the body hash
     // decides (it ignores them).
-    if (s->kind == SymbolKind::module && is_trivial_line(text, python)) return;
-    touched.insert(s->id);
+    if (symbols.front()->kind == SymbolKind::module) {
+      if (is_trivial_line(text, python)) return;
+      if (python) module_lines_.emplace_back(line, text);
+    }
+    for (const Symbol* s : symbols) {
+      touched.insert(s->id);
+      // A class's fields shape its generated __init__: the class compares its own hash too.
+      if (s->kind == SymbolKind::variable)
+        if (const Symbol* owner = lines.enclosing_class(*s)) touched.insert(owner->id);
+    }
   }
 
   ChangeSet& out_;
+  std::unordered_map<std::string, std::uint64_t> hashes_;  ///< body hashes of added (head) and deleted (base) symbols
+  std::vector<std::pair<int, std::string>> module_lines_;  ///< module-level code lines of the current file, head first
   int outside_functions_ = 0;  ///< native lines of the current file outside every symbol
 };
 
@@ -212,7 +287,6 @@ ChangeSet build_change_set(const std::string& base, const std::string& head,
   out.base = base;
   out.head = head;
   Builder builder(out);
-  std::map<std::string, const FileFacts*> base_by_path, head_by_path;
   for (const auto& diff : diffs) {
     ChangedFile file;
     file.status = diff.status;
@@ -222,8 +296,6 @@ ChangeSet build_change_set(const std::string& base, const std::string& head,
     file.lines_removed = static_cast<int>(diff.old_lines.size());
     const FileFacts* b = diff.status == FileStatus::added ? nullptr : base_facts(diff.old_path);
     const FileFacts* h = diff.status == FileStatus::deleted ? nullptr : head_facts(diff.new_path);
-    if (b) base_by_path[b->path] = b;
-    if (h) head_by_path[h->path] = h;
     const std::string name = file.path.substr(file.path.rfind('/') + 1);
 
     if (any_match(config.select_all, file.path)) {
@@ -272,7 +344,7 @@ ChangeSet build_change_set(const std::string& base, const std::string& head,
         out.widenings.push_back({Widening::Scope::rule, file.path, "rule '" + rule.name + "'", rule.name});
     out.files.push_back(std::move(file));
   }
-  builder.detect_renames(base_by_path, head_by_path);
+  builder.detect_renames();
   return out;
 }
 

@@ -69,6 +69,52 @@ TEST(ChangeSet, ModuleLevelCommentIsNotAChangeButCodeIs) {
   EXPECT_EQ(c.symbols[0].kind, SymbolKind::module);
 }
 
+TEST(ChangeSet, ModuleLevelCodeThatBindsNoNameWidensToImportersWithItsLine) {
+  auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1)});
+  auto head = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 2)});
+  auto c = run({modified({}, {}, {7}, {"register(Op)"})}, &base, &head);
+  ASSERT_EQ(c.widenings.size(), 1u);
+  EXPECT_EQ(c.widenings[0].scope, Widening::Scope::importers);
+  EXPECT_EQ(c.widenings[0].detail, "py:pkg.mod");
+  EXPECT_NE(c.widenings[0].reason.find("line 7 (`register(Op)`)"), std::string::npos) << c.widenings[0].reason;
+  // The same lines with the module's own tokens unchanged (a docstring) are no change at all.
+  auto same = run({modified({2}, {"\"\"\"Old.\"\"\""}, {2}, {"\"\"\"New.\"\"\""})}, &base, &base);
+  EXPECT_TRUE(same.symbols.empty());
+  EXPECT_TRUE(same.widenings.empty());
+}
+
+TEST(ChangeSet, OneStatementBindingSeveralNamesComparesEachName) {
+  // from m import (A, B): both variables span the statement; only the one whose hash differs changed.
+  auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.A=", SymbolKind::variable, 2, 5, 10),
+                     sym("pkg.mod.B=", SymbolKind::variable, 2, 5, 20)});
+  auto head = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.A=", SymbolKind::variable, 2, 5, 10),
+                     sym("pkg.mod.B=", SymbolKind::variable, 2, 5, 21)});
+  auto c = run({modified({4}, {"    B,"}, {4}, {"    B as B,"})}, &base, &head);
+  ASSERT_EQ(c.symbols.size(), 1u);
+  EXPECT_EQ(c.symbols[0].id, "py:pkg.mod.B=");
+  EXPECT_TRUE(c.widenings.empty());
+}
+
+TEST(ChangeSet, ClassFieldChangeComparesTheClassToo) {
+  // A field default: only the variable. A field added: the class's own hash (field order) changed.
+  auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.C", SymbolKind::class_, 3, 10, 5),
+                     sym("pkg.mod.C.x=", SymbolKind::variable, 4, 4, 6)});
+  auto head_default = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.C", SymbolKind::class_, 3, 10, 5),
+                             sym("pkg.mod.C.x=", SymbolKind::variable, 4, 4, 7)});
+  auto c = run({modified({4}, {"    x: int = 1"}, {4}, {"    x: int = 2"})}, &base, &head_default);
+  ASSERT_EQ(c.symbols.size(), 1u);
+  EXPECT_EQ(c.symbols[0].id, "py:pkg.mod.C.x=");
+  auto head_added = facts({sym("pkg.mod", SymbolKind::module, 1, 21, 1), sym("pkg.mod.C", SymbolKind::class_, 3, 11, 8),
+                           sym("pkg.mod.C.w=", SymbolKind::variable, 4, 4, 9),
+                           sym("pkg.mod.C.x=", SymbolKind::variable, 5, 5, 6)});
+  auto added = run({modified({}, {}, {4}, {"    w: int = 0"})}, &base, &head_added);
+  std::map<std::string, SymbolChange> got;
+  for (const auto& s : added.symbols) got[s.id] = s.change;
+  EXPECT_EQ(got.size(), 2u);
+  EXPECT_EQ(got["py:pkg.mod.C.w="], SymbolChange::added);
+  EXPECT_EQ(got["py:pkg.mod.C"], SymbolChange::changed);
+}
+
 TEST(ChangeSet, AddedDeletedAndRenamedSymbols) {
   auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.old", SymbolKind::function, 2, 4, 55),
                      sym("pkg.mod.gone", SymbolKind::function, 6, 8, 66)});

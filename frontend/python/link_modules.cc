@@ -1,5 +1,7 @@
 #include "frontend/python/link_modules.h"
 
+#include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "frontend/python/pytest_discovery.h"
@@ -12,7 +14,9 @@ class Linker {
  public:
   Linker(const std::vector<ModuleRecord>& modules, std::vector<FileFacts>& files,
          const std::map<std::string, std::string>& package_aliases)
-      : modules_(modules), files_(files), resolver_(modules, package_aliases) {}
+      : modules_(modules), files_(files), resolver_(modules, package_aliases) {
+    index_variables();
+  }
 
   void run() {
     for (std::size_t m = 0; m < modules_.size(); ++m) {
@@ -20,12 +24,173 @@ class Linker {
       seen_.clear();
       link_structure();
       link_imports();
-      for (const auto& reference : modules_[m].references) link_reference(reference);
+      link_imported_variables();
+      for (const auto& reference : modules_[m].references) {
+        if (reference.kind == EdgeKind::read) link_read(reference);
+        else link_reference(reference);
+      }
     }
+    link_name_matches();
     discover_tests(resolver_, files_);
   }
 
  private:
+  // ---- variables: module- and class-level names and their readers ---------------------------
+
+  void index_variables() {
+    for (std::size_t m = 0; m < modules_.size(); ++m) {
+      const auto& record = modules_[m];
+      for (std::size_t v = 0; v < record.variables.size(); ++v) {
+        const Variable& variable = record.variables[v];
+        const std::string& id = record.facts.symbols[record.scopes.size() + v].id;
+        int g = resolver_.global(static_cast<int>(m), variable.scope);
+        variables_[g][variable.name].push_back(id);
+        variable_names_.insert(variable.name);
+        if (record.scopes[variable.scope].kind == Scope::Kind::class_)
+          class_variables_[variable.name].push_back({static_cast<int>(m), id});
+      }
+    }
+  }
+
+  const std::vector<std::string>& variables_in(int global_scope, const std::string& name) const {
+    static const std::vector<std::string> kNone;
+    auto scope = variables_.find(global_scope);
+    if (scope == variables_.end()) return kNone;
+    auto it = scope->second.find(name);
+    return it == scope->second.end() ? kNone : it->second;
+  }
+
+  /// Variables a plain name read in `g` refers to (LEGB: a local of an enclosing function hides them).
+  std::vector<std::string> visible_variables(int g, const std::string& name) {
+    for (int s = g;;) {
+      const Scope& scope = resolver_.scope(s);
+      if (scope.kind == Scope::Kind::function && !resolver_.bindings_named(s, name).empty()) return {};
+      if (scope.kind == Scope::Kind::module) return module_variables(resolver_.module_of(s), name);
+      if (scope.kind == Scope::Kind::class_ && s == g) {
+        const auto& found = variables_in(s, name);
+        if (!found.empty()) return found;
+      }
+      if (scope.parent < 0) return {};
+      s = resolver_.global(resolver_.module_of(s), scope.parent);
+    }
+  }
+
+  /// A module's variables named `name`, or, where it binds none, those its star imports bring
+  /// (`from .constants import *`, followed transitively; `__all__` is not consulted, which can only add).
+  std::vector<std::string> module_variables(int module, const std::string& name) {
+    std::vector<std::string> out;
+    std::vector<int> queue{module};
+    std::unordered_set<int> seen{module};
+    for (std::size_t i = 0; i < queue.size() && i < 64; ++i) {
+      int g = resolver_.global(queue[i], 0);
+      const auto& found = variables_in(g, name);
+      if (!found.empty()) {
+        out.insert(out.end(), found.begin(), found.end());
+        continue;
+      }
+      if (!resolver_.bindings_named(g, name).empty()) continue;  // a definition or an untracked binding
+      for (const auto& b : resolver_.scope(g).bindings) {
+        if (b.kind != NameBinding::Kind::star_import) continue;
+        int target = resolver_.find_module(b.target, queue[i]);
+        if (target >= 0 && seen.insert(target).second) queue.push_back(target);
+      }
+    }
+    return out;
+  }
+
+  /// Class-level variables named `name` of a class and its bases; of its subclasses too when
+  /// the receiver's exact type is unknown (a subclass may set the attribute).
+  std::vector<std::string> class_variables(int class_scope, const std::string& name, bool subclasses) {
+    std::vector<std::string> out;
+    for (int c : resolver_.mro(class_scope))
+      for (const auto& id : variables_in(c, name)) out.push_back(id);
+    if (!subclasses) return out;
+    std::vector<int> queue = resolver_.subclasses(class_scope);
+    std::unordered_set<int> seen(queue.begin(), queue.end());
+    for (std::size_t i = 0; i < queue.size(); ++i) {
+      for (const auto& id : variables_in(queue[i], name)) out.push_back(id);
+      for (int sub : resolver_.subclasses(queue[i]))
+        if (seen.insert(sub).second) queue.push_back(sub);
+    }
+    return out;
+  }
+
+  /// Who a read is attributed to: the variable its statement binds, the definition whose header
+  /// it is in, or its scope.
+  std::string reader_of(const RawReference& reference) const {
+    const auto& record = modules_[module_];
+    if (reference.owner >= 0) return record.facts.symbols[record.scopes.size() + reference.owner].id;
+    int scope = reference.decorated >= 0 ? reference.decorated : reference.scope;
+    return resolver_.symbol_id(resolver_.global(module_, scope));
+  }
+
+  /// Splits a dotted text at the dots outside call parentheses: "f(a.b).c" -> "f(a.b)", "c".
+  static std::vector<std::string> components(const std::string& text) {
+    std::vector<std::string> out(1);
+    int depth = 0;
+    for (char c : text) {
+      if (c == '(') ++depth;
+      if (c == ')') --depth;
+      if (c == '.' && depth == 0) {
+        out.emplace_back();
+        continue;
+      }
+      out.back() += c;
+    }
+    return out;
+  }
+
+  static bool plain_name(const std::string& s) { return !s.empty() && s.find_first_of("([<") == std::string::npos; }
+
+  void link_read(const RawReference& reference) {
+    auto parts = components(reference.text);
+    int g = resolver_.global(module_, reference.scope);
+    std::string from = reader_of(reference);
+    if (plain_name(parts[0]) && variable_names_.count(parts[0]))
+      for (const auto& id : visible_variables(g, parts[0])) add(from, id, EdgeKind::read, reference.line);
+    std::string prefix = parts[0];
+    for (std::size_t k = 1; k < parts.size(); prefix += "." + parts[k], ++k) {
+      const std::string& attribute = parts[k];
+      if (!plain_name(attribute) || !variable_names_.count(attribute)) continue;
+      auto values = resolver_.resolve(prefix, g);
+      for (const auto& v : values) {
+        if (v.kind == Value::Kind::module) {
+          for (const auto& id : module_variables(v.id, attribute)) add(from, id, EdgeKind::read, reference.line);
+        } else if (v.kind == Value::Kind::class_ || v.kind == Value::Kind::instance) {
+          for (const auto& id : class_variables(v.id, attribute, !v.exact)) add(from, id, EdgeKind::read, reference.line);
+        }
+      }
+      // A read on a value of unknown type may read any class attribute of that name.
+      if (values.empty() && class_variables_.count(attribute)) {
+        add(from, "?." + attribute, EdgeKind::name_match, reference.line);
+        name_matched_.insert(attribute);
+      }
+    }
+  }
+
+  /// `from m import X` where m binds X as a variable: the importer's X reads m's.
+  void link_imported_variables() {
+    const auto& record = modules_[module_];
+    for (std::size_t v = 0; v < record.variables.size(); ++v) {
+      const Variable& variable = record.variables[v];
+      if (variable.imported_module.empty()) continue;
+      int target = resolver_.find_module(variable.imported_module, module_);
+      if (target < 0 || target == module_) continue;
+      const std::string& id = record.facts.symbols[record.scopes.size() + v].id;
+      for (const auto& to : variables_in(resolver_.global(target, 0), variable.imported_member))
+        add(id, to, EdgeKind::read, modules_[module_].facts.symbols[record.scopes.size() + v].first_line);
+    }
+  }
+
+  /// "?.x" placeholders (unresolved reads of `.x`) depend on every class attribute named x.
+  void link_name_matches() {
+    for (const auto& name : name_matched_)
+      for (const auto& [m, id] : class_variables_[name]) {
+        module_ = m;
+        add("?." + name, id, EdgeKind::name_match, 0);
+      }
+  }
+
   void add(const std::string& from, const std::string& to, EdgeKind kind, int line) {
     std::string key = from;
     key += '\x1f';
@@ -41,6 +206,10 @@ class Linker {
   /// contains: module -> top-level definitions, class -> its definitions; override edges.
   void link_structure() {
     const auto& scopes = modules_[module_].scopes;
+    const auto& record = modules_[module_];
+    for (std::size_t v = 0; v < record.variables.size(); ++v)
+      add(resolver_.symbol_id(resolver_.global(module_, record.variables[v].scope)),
+          record.facts.symbols[scopes.size() + v].id, EdgeKind::contains, record.facts.symbols[scopes.size() + v].first_line);
     for (std::size_t s = 1; s < scopes.size(); ++s) {
       const Scope& scope = scopes[s];
       const Scope& parent = scopes[scope.parent];
@@ -167,6 +336,12 @@ class Linker {
   Resolver resolver_;
   int module_ = 0;
   std::unordered_set<std::string> seen_;
+  /// Variables by global scope and name.
+  std::unordered_map<int, std::unordered_map<std::string, std::vector<std::string>>> variables_;
+  std::unordered_set<std::string> variable_names_;
+  /// Class-level variables by name: (module, symbol id).
+  std::unordered_map<std::string, std::vector<std::pair<int, std::string>>> class_variables_;
+  std::set<std::string> name_matched_;
 };
 
 }  // namespace

@@ -155,17 +155,21 @@ std::string serialize(const ModuleRecord& record) {
   json references = json::array();
   for (const auto& r : record.references)
     references.push_back(json::array({r.scope, r.text, to_string(r.kind), r.line,
-                                      r.keep_unresolved, r.decorated, r.arguments}));
+                                      r.keep_unresolved, r.decorated, r.arguments, r.owner}));
+  json variables = json::array();
+  for (const auto& v : record.variables)
+    variables.push_back(json::array({v.scope, v.name, v.is_import, v.imported_module, v.imported_member}));
   json extensions = json::array();
   for (const auto& e : record.extensions)
     extensions.push_back(json::array({e.name, e.absolute_name, e.builder_class, e.sources, e.line}));
-  json j = {{"format", "fastci-python-module/4"},
+  json j = {{"format", "fastci-python-module/5"},
             {"facts", to_json(record.facts)},
             {"module", record.module_name},
             {"package", record.is_package},
             {"scopes", scopes},
             {"references", references},
-            {"extensions", extensions}};
+            {"extensions", extensions},
+            {"variables", variables}};
   // MessagePack: about twice as fast to read back as JSON text, and it keeps bytes that are not
   // UTF-8 as they are.
   std::vector<std::uint8_t> bytes = json::to_msgpack(j);
@@ -176,7 +180,7 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes) {
   json j = json::from_msgpack(bytes.begin(), bytes.end(), /*strict=*/true, /*allow_exceptions=*/false);
   if (j.is_discarded()) return util::Error{"cached Python module record is not valid MessagePack"};
   try {
-    if (j.at("format") != "fastci-python-module/4")
+    if (j.at("format") != "fastci-python-module/5")
       return util::Error{"cached Python module record has an unknown format"};
     ModuleRecord record;
     auto facts = file_facts_from_json(j.at("facts"));
@@ -195,7 +199,7 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes) {
       std::string kind = r.at(2).get<std::string>();
       bool known = false;
       for (EdgeKind k : {EdgeKind::call, EdgeKind::decorates, EdgeKind::reference,
-                         EdgeKind::virtual_call}) {
+                         EdgeKind::virtual_call, EdgeKind::read}) {
         if (kind == to_string(k)) {
           ref.kind = k;
           known = true;
@@ -206,16 +210,24 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes) {
       ref.keep_unresolved = r.at(4).get<bool>();
       ref.decorated = r.at(5).get<int>();
       ref.arguments = r.at(6).get<std::vector<std::string>>();
+      ref.owner = r.at(7).get<int>();
       record.references.push_back(std::move(ref));
     }
+    for (const auto& v : j.at("variables"))
+      record.variables.push_back({v.at(0).get<int>(), v.at(1).get<std::string>(), v.at(2).get<bool>(),
+                                  v.at(3).get<std::string>(), v.at(4).get<std::string>()});
     int scope_count = static_cast<int>(record.scopes.size());
-    if (scope_count == 0 || record.facts.symbols.size() != record.scopes.size())
+    if (scope_count == 0 || record.facts.symbols.size() != record.scopes.size() + record.variables.size())
       return util::Error{"cached Python module record: scopes do not match symbols"};
     for (const auto& s : record.scopes)
       if (s.parent >= scope_count) return util::Error{"cached Python module record: bad parent"};
     for (const auto& r : record.references)
-      if (r.scope < 0 || r.scope >= scope_count || r.decorated >= scope_count)
+      if (r.scope < 0 || r.scope >= scope_count || r.decorated >= scope_count ||
+          r.owner >= static_cast<int>(record.variables.size()))
         return util::Error{"cached Python module record: reference to an unknown scope"};
+    for (const auto& v : record.variables)
+      if (v.scope < 0 || v.scope >= scope_count)
+        return util::Error{"cached Python module record: variable in an unknown scope"};
     return record;
   } catch (const std::exception& e) {
     return util::Error{std::string("malformed cached Python module record: ") + e.what()};

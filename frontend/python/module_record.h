@@ -6,7 +6,9 @@
 /// path (a/b/c.py -> a.b.c, a/b/__init__.py -> a.b). Classes and functions nest by plain dots,
 /// whatever encloses them: a method is mod.Class.method, a function nested in a function is
 /// mod.outer.inner (no "<locals>"). A name defined twice in one scope (property setters,
-/// if/else definitions) gets "#2", "#3", ... on the later ones. Lambdas and comprehensions are not
+/// if/else definitions) gets "#2", "#3", ... on the later ones. A module- or class-level name
+/// bound by an assignment or import is a variable "py:<scope>.<name>=" ("=#2" on repeats), apart
+/// from definitions of the same name. Lambdas and comprehensions are not
 /// scopes: what they call is attributed to the enclosing function.
 
 #include <optional>
@@ -102,6 +104,20 @@ struct RawReference {
   /// Calls: the arguments as dotted texts, positional first ("" where not dotted), then keyword
   /// ones as "name=text"; what the callee's parameters receive.
   std::vector<std::string> arguments;
+  /// Reads in a module- or class-level statement that binds names: the variable (index into
+  /// ModuleRecord::variables) whose value the read feeds; -1 elsewhere.
+  int owner = -1;
+};
+
+/// A name bound at module or class level by an assignment, an import or a field declaration.
+/// Its symbol (kind variable) is facts.symbols[scopes.size() + index]: a change to its statement
+/// reaches the code that reads the name, not every importer of the module.
+struct Variable {
+  int scope = 0;        ///< the module or class scope that binds it
+  std::string name;
+  bool is_import = false;
+  std::string imported_module;  ///< from-imports: the absolute module the name comes from
+  std::string imported_member;  ///< from-imports: the name in that module
 };
 
 /// Everything parse_module learned from one file; the unit of the index cache.
@@ -112,6 +128,7 @@ struct ModuleRecord {
   std::vector<Scope> scopes;  ///< scopes[0] is the module
   std::vector<RawReference> references;
   std::vector<ExtensionModule> extensions;  ///< native extensions the file declares (setup.py, op builders)
+  std::vector<Variable> variables;          ///< module- and class-level names, after the scopes' symbols
 };
 
 /// Cache form of a record (MessagePack).

@@ -106,6 +106,7 @@ class ModuleParser {
     add_scope(Scope::Kind::module, record_.module_name, record_.module_name, -1, root, root);
     visit_block(root, 0);
     for (std::size_t i = 0; i < record_.scopes.size(); ++i) finish_symbol(i);
+    for (auto& symbol : variable_symbols_) record_.facts.symbols.push_back(std::move(symbol));
   }
 
   /// Module symbol only, for files that cannot be parsed at all.
@@ -185,6 +186,112 @@ class ModuleParser {
     return util::hash64(buffer_);
   }
 
+  /// A module's or class's own tokens: everything but its definitions and its variables'
+  /// statements, which are symbols of their own. A class adds the order of its annotated fields,
+  /// which shapes a generated __init__ (dataclasses, pydantic, attrs).
+  std::uint64_t own_hash(std::size_t index, TSNode node) {
+    std::vector<std::pair<uint32_t, uint32_t>> excluded;
+    for (std::size_t i = index + 1; i < record_.scopes.size(); ++i)
+      if (record_.scopes[i].parent == static_cast<int>(index))
+        excluded.emplace_back(ts_node_start_byte(ranges_[i]), ts_node_end_byte(ranges_[i]));
+    std::string fields;
+    for (std::size_t v = 0; v < record_.variables.size(); ++v) {
+      if (record_.variables[v].scope != static_cast<int>(index)) continue;
+      excluded.push_back(variable_ranges_[v]);
+      if (variable_annotated_[v]) fields += record_.variables[v].name + ",";
+    }
+    std::sort(excluded.begin(), excluded.end());
+    uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
+    auto it = std::lower_bound(tokens_.begin(), tokens_.end(), std::make_pair(start, uint32_t{0}));
+    auto skip = excluded.begin();
+    buffer_.clear();
+    for (; it != tokens_.end() && it->first < end; ++it) {
+      while (skip != excluded.end() && skip->second <= it->first) ++skip;
+      if (skip != excluded.end() && skip->first <= it->first) continue;
+      buffer_.append(source_.substr(it->first, it->second - it->first));
+      buffer_ += '\x1f';
+    }
+    buffer_ += fields;
+    return util::hash64(buffer_);
+  }
+
+  // ---- module- and class-level variables -----------------------------------------------------
+
+  /// Statements whose bindings become variables when they stand at module or class level.
+  static bool binds_as_statement(TSNode node) {
+    return is(node, "expression_statement") || is(node, "import_statement") ||
+           is(node, "import_from_statement");
+  }
+
+  /// The variable for a binding of `name` in module or class `scope` by the current statement
+  /// (one per name and statement), which reads in the rest of the statement feed.
+  void add_variable(int scope, const NameBinding& binding) {
+    // Lines map to every name of the statement; each name's hash covers only what binds it (an
+    // import's own name and module), so the hashes tell which of them changed.
+    TSNode hashed = ts_node_is_null(binding_range_) ? statement_ : binding_range_;
+    std::uint64_t hash = body_hash(hashed);
+    if (binding.kind == NameBinding::Kind::module_import || binding.kind == NameBinding::Kind::from_import)
+      hash ^= util::hash64(binding.target + "\x1f" + binding.member);
+    std::pair<uint32_t, uint32_t> bytes{ts_node_start_byte(statement_), ts_node_end_byte(statement_)};
+    for (int v : statement_variables_)
+      if (record_.variables[v].scope == scope && record_.variables[v].name == binding.name &&
+          variable_ranges_[v] == bytes) {
+        auto& symbol = variable_symbols_[v];
+        if (!ts_node_is_null(binding_range_)) symbol.body_hash = (symbol.body_hash << 1 | symbol.body_hash >> 63) ^ hash;
+        return;
+      }
+    const Scope& owner = record_.scopes[scope];
+    int count = ++variable_counts_[scope][binding.name];
+    Symbol symbol;
+    symbol.id = "py:" + owner.qualified_name + "." + binding.name + "=";
+    if (count > 1) symbol.id += "#" + std::to_string(count);
+    symbol.kind = SymbolKind::variable;
+    symbol.qualified_name = owner.qualified_name + "." + binding.name;
+    symbol.file = path_;
+    symbol.first_line = line_of(statement_);
+    symbol.last_line = end_line_of(statement_);
+    symbol.body_hash = hash;
+    Variable variable{scope, binding.name, false, {}, {}};
+    if (binding.kind == NameBinding::Kind::module_import || binding.kind == NameBinding::Kind::from_import) {
+      variable.is_import = true;
+      if (binding.kind == NameBinding::Kind::from_import) {
+        variable.imported_module = binding.target;
+        variable.imported_member = binding.member;
+      }
+    }
+    statement_variables_.push_back(static_cast<int>(record_.variables.size()));
+    record_.variables.push_back(std::move(variable));
+    variable_ranges_.push_back(bytes);
+    variable_annotated_.push_back(annotated_statement_);
+    variable_symbols_.push_back(std::move(symbol));
+  }
+
+  /// A read of a name or dotted attribute chain; the linker keeps those that reach a variable.
+  void record_read(int scope, std::string text, int line) {
+    if (text.size() > 2 * kMaxCalleeText) return;
+    bool statement_level = record_.scopes[scope].kind != Scope::Kind::function && !statement_variables_.empty();
+    std::vector<int> owners = statement_level ? statement_variables_ : std::vector<int>{-1};
+    for (int owner : owners) {
+      std::string key = std::to_string(scope) + ":" + std::to_string(owner) + ":" +
+                        std::to_string(definition_owner_) + ":" + text;
+      if (!reads_seen_.insert(std::move(key)).second) continue;
+      RawReference reference{scope, text, EdgeKind::read, line, false, definition_owner_, {}};
+      reference.owner = owner;
+      record_.references.push_back(std::move(reference));
+    }
+  }
+
+  /// Reads while evaluating a definition's header (decorators, defaults, bases, annotations)
+  /// run at definition time; they are attributed to the definition.
+  struct DefinitionReads {
+    DefinitionReads(ModuleParser& p, int definition) : parser(p), saved(p.definition_owner_) {
+      p.definition_owner_ = definition;
+    }
+    ~DefinitionReads() { parser.definition_owner_ = saved; }
+    ModuleParser& parser;
+    int saved;
+  };
+
   // ---- scopes -------------------------------------------------------------------------------
 
   int add_scope(Scope::Kind kind, std::string qualified_name, std::string name, int parent,
@@ -214,7 +321,7 @@ class ModuleParser {
       symbol.first_line = 1;
       symbol.last_line = std::max(1, end_line_of(node));
     }
-    symbol.body_hash = body_hash(node);
+    symbol.body_hash = scope.kind == Scope::Kind::function ? body_hash(node) : own_hash(index, node);
     if (scope.kind == Scope::Kind::module) symbol.kind = SymbolKind::module;
     else if (scope.kind == Scope::Kind::class_) symbol.kind = SymbolKind::class_;
     else if (record_.scopes[scope.parent].kind == Scope::Kind::class_) symbol.kind = SymbolKind::method;
@@ -231,6 +338,11 @@ class ModuleParser {
   }
 
   void bind(int scope, NameBinding binding) {
+    if (record_.scopes[scope].kind != Scope::Kind::function && !ts_node_is_null(statement_) &&
+        binding.kind != NameBinding::Kind::definition && binding.kind != NameBinding::Kind::parameter &&
+        binding.kind != NameBinding::Kind::star_import && !binding.name.empty() &&
+        binding.name.find_first_of(".[") == std::string::npos)
+      add_variable(scope, binding);
     auto declared = globals_.find(scope);
     if (binding.kind != NameBinding::Kind::definition && declared != globals_.end() &&
         declared->second.contains(binding.name)) {
@@ -392,6 +504,22 @@ class ModuleParser {
   }
 
   void dispatch(TSNode node, int scope) {
+    if (record_.scopes[scope].kind == Scope::Kind::function || !binds_as_statement(node))
+      return dispatch_node(node, scope);
+    TSNode saved = statement_;
+    std::vector<int> saved_variables = std::move(statement_variables_);
+    bool saved_annotated = annotated_statement_;
+    statement_ = node;
+    statement_variables_.clear();
+    TSNode first = ts_node_named_child(node, 0);
+    annotated_statement_ = !ts_node_is_null(first) && is(first, "assignment") && !ts_node_is_null(field(first, "type"));
+    dispatch_node(node, scope);
+    statement_ = saved;
+    statement_variables_ = std::move(saved_variables);
+    annotated_statement_ = saved_annotated;
+  }
+
+  void dispatch_node(TSNode node, int scope) {
     const char* type = ts_node_type(node);
     if (std::strcmp(type, "function_definition") == 0) return define_function(node, scope, {}, node);
     if (std::strcmp(type, "class_definition") == 0) return define_class(node, scope, {}, node);
@@ -399,6 +527,12 @@ class ModuleParser {
     if (std::strcmp(type, "call") == 0) return call(node, scope);
     if (std::strcmp(type, "assignment") == 0) return assignment(node, scope);
     if (std::strcmp(type, "import_statement") == 0) return import_statement(node, scope);
+    if (std::strcmp(type, "augmented_assignment") == 0) {
+      TSNode left = field(node, "left");
+      if (!ts_node_is_null(left) && is(left, "identifier") && record_.scopes[scope].kind != Scope::Kind::function)
+        bind(scope, {std::string(text(left)), NameBinding::Kind::other, "", "", -1, line_of(left)});
+      return visit_children(node, scope);
+    }
     if (std::strcmp(type, "global_statement") == 0) {
       for (TSNode name : children(node))
         if (is(name, "identifier")) globals_[scope].insert(std::string(text(name)));
@@ -437,10 +571,31 @@ class ModuleParser {
       return visit_children(node, scope);
     }
     if (std::strcmp(type, "ERROR") == 0 || std::strcmp(type, "comment") == 0) return;
-    if (std::strcmp(type, "identifier") == 0 || std::strcmp(type, "integer") == 0 ||
-        std::strcmp(type, "float") == 0)
+    if (std::strcmp(type, "identifier") == 0) return record_read(scope, std::string(text(node)), line_of(node));
+    if (std::strcmp(type, "attribute") == 0) {
+      TSNode object = field(node, "object");
+      auto chain = dotted_text(node);
+      if (chain) record_read(scope, *chain, line_of(node));
+      // The chain names its own prefixes; only calls and subscripts inside it read more.
+      if (!ts_node_is_null(object) && (!chain || !(is(object, "identifier") || is(object, "attribute"))))
+        visit(object, scope);
+      else if (!ts_node_is_null(object) && is(object, "attribute"))
+        visit_inner_object(object, scope);
       return;
+    }
+    if (std::strcmp(type, "keyword_argument") == 0) {
+      TSNode value = field(node, "value");
+      if (!ts_node_is_null(value)) visit(value, scope);
+      return;
+    }
+    if (std::strcmp(type, "integer") == 0 || std::strcmp(type, "float") == 0) return;
     visit_children(node, scope);
+  }
+
+  /// The innermost object of an attribute chain, when it is a call or subscript (a.f(x).b).
+  void visit_inner_object(TSNode node, int scope) {
+    while (!ts_node_is_null(node) && is(node, "attribute")) node = field(node, "object");
+    if (!ts_node_is_null(node) && !is(node, "identifier")) visit(node, scope);
   }
 
   void return_statement(TSNode node, int scope) {
@@ -499,9 +654,21 @@ class ModuleParser {
       }
       bind_target(target, value, scope);
       special_assignment(target, value, scope);
-      if (!is(target, "identifier")) visit(target, scope);
+      visit_target(target, scope);
     }
     if (!ts_node_is_null(value)) visit(value, scope);
+  }
+
+  /// What an assignment target reads: the object of `a.b = v`, the container and key of `d[k] = v`.
+  void visit_target(TSNode target, int scope) {
+    if (is(target, "identifier")) return;
+    if (is(target, "attribute")) {
+      TSNode object = field(target, "object");
+      if (!ts_node_is_null(object)) visit(object, scope);
+      return;
+    }
+    if (is(target, "subscript")) return visit(target, scope);
+    for (TSNode child : children(target)) visit_target(child, scope);
   }
 
   /// The expressions a value may evaluate to: both arms of `a if c else b`, both sides of `a or b`.
@@ -708,7 +875,9 @@ class ModuleParser {
       } else {
         continue;
       }
+      binding_range_ = child;
       bind(scope, std::move(binding));
+      binding_range_ = TSNode{};
     }
   }
 
@@ -771,7 +940,9 @@ class ModuleParser {
         continue;
       }
       if (!binding.member.empty()) note_import((module->empty() ? "" : *module + ".") + binding.member);
+      binding_range_ = child;
       bind(scope, std::move(binding));
+      binding_range_ = TSNode{};
     }
   }
 
@@ -801,12 +972,15 @@ class ModuleParser {
     if (record_.scopes[scope].kind == Scope::Kind::class_ && (name == "__init__" || name == "__new__"))
       record_.scopes[scope].defines_init = true;
     std::vector<Mark> marks;
-    apply_decorators(decorators, scope, index, marks);
+    {
+      DefinitionReads reads(*this, index);
+      apply_decorators(decorators, scope, index, marks);
+      TSNode parameters = field(node, "parameters");
+      if (!ts_node_is_null(parameters)) read_parameters(parameters, scope, index);
+      TSNode return_type = field(node, "return_type");
+      if (!ts_node_is_null(return_type)) visit(return_type, scope);
+    }
     record_.scopes[index].marks = std::move(marks);
-    TSNode parameters = field(node, "parameters");
-    if (!ts_node_is_null(parameters)) read_parameters(parameters, scope, index);
-    TSNode return_type = field(node, "return_type");
-    if (!ts_node_is_null(return_type)) visit(return_type, scope);
     TSNode body = field(node, "body");
     if (!ts_node_is_null(body)) visit_block(body, index);
   }
@@ -860,6 +1034,7 @@ class ModuleParser {
     std::string name(text(name_node));
     int index = add_scope(Scope::Kind::class_, child_name(scope, name), name, scope, node, outer);
     bind(scope, {name, NameBinding::Kind::definition, "", "", index, line_of(node)});
+    DefinitionReads reads(*this, index);
     TSNode superclasses = field(node, "superclasses");
     if (!ts_node_is_null(superclasses)) {
       for (TSNode base : children(superclasses)) {
@@ -873,6 +1048,7 @@ class ModuleParser {
     }
     std::vector<Mark> decorator_marks;
     apply_decorators(decorators, scope, index, decorator_marks);
+    definition_owner_ = reads.saved;
     TSNode body = field(node, "body");
     if (!ts_node_is_null(body)) visit_block(body, index);
     // pytest appends decorator marks after the class body's own pytestmark.
@@ -1214,6 +1390,16 @@ class ModuleParser {
   int depth_ = 0;
   bool depth_warned_ = false;
   std::unordered_map<int, std::unordered_set<std::string>> globals_;  ///< scope -> names declared `global` there
+  TSNode statement_{};                 ///< the module- or class-level statement being read, if any
+  TSNode binding_range_{};             ///< an import's own name node, narrower than its statement
+  bool annotated_statement_ = false;   ///< the statement is an annotated assignment (a field)
+  std::vector<int> statement_variables_;  ///< variables the current statement binds
+  int definition_owner_ = -1;          ///< scope whose header is being evaluated
+  std::vector<Symbol> variable_symbols_;
+  std::vector<std::pair<uint32_t, uint32_t>> variable_ranges_;
+  std::vector<bool> variable_annotated_;
+  std::unordered_map<int, std::unordered_map<std::string, int>> variable_counts_;
+  std::unordered_set<std::string> reads_seen_;
 };
 
 /// Up to a few syntax errors with their lines: MISSING nodes say what was expected.

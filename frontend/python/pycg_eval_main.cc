@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
   std::map<std::string, std::set<std::string>> graph;
   for (const auto& file : facts.files)
     for (const auto& symbol : file.symbols)
-      if (symbol.kind != SymbolKind::class_) graph[symbol.qualified_name];
+      if (symbol.kind != SymbolKind::class_ && symbol.kind != SymbolKind::variable) graph[symbol.qualified_name];
   for (const auto& file : facts.files) {
     // Constructor calls: PyCG names __init__ only; the class itself when it has no __init__ is
     // not an edge.

@@ -66,6 +66,8 @@ class Resolver {
   std::vector<int> overriders(int class_scope, const std::string& name);
   /// A function or class defined directly in a class body under that name, or -1.
   int own_member(int class_scope, const std::string& name) const;
+  /// Bindings of a name in a scope, through the per-scope sorted index.
+  std::vector<const NameBinding*> bindings_named(int global_scope, std::string_view name) const;
 
  private:
   std::vector<Value> lookup(int global_scope, const std::string& name);
@@ -104,8 +106,6 @@ class Resolver {
   /// What a parameter named like a pytest fixture receives: that fixture's return values.
   std::vector<Value> fixture_values(int function_scope, const std::string& name);
   void build_subclasses();
-  /// Bindings of a name in a scope, through the per-scope sorted index.
-  std::vector<const NameBinding*> bindings_named(int global_scope, std::string_view name) const;
 
   const std::vector<ModuleRecord>& modules_;
   std::vector<int> offsets_;

@@ -1,0 +1,166 @@
+// End-to-end: changes outside function bodies map to the names they bind, not to every importer.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "planner/analyze.h"
+
+namespace fastci::planner {
+namespace {
+
+namespace fs = std::filesystem;
+
+int sh(const std::string& command) { return std::system(command.c_str()); }
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// A git repository of tests/fixtures/python/module_level with one tagged commit per change,
+/// each made on top of "base".
+class ModuleLevelRepo : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    repo_ = new fs::path(fs::temp_directory_path() / ("fastci_module_level_" + std::to_string(::getpid())));
+    fs::remove_all(*repo_);
+    fs::create_directories(*repo_);
+    fs::copy(fs::path(FASTCI_SOURCE_DIR) / "tests/fixtures/python/module_level", *repo_, fs::copy_options::recursive);
+    git("init -q -b main && git add -A && git commit -q -m base && git tag base");
+    change("constant", "cfgpkg/consts.py", "LIMIT = 4", "LIMIT = 5");
+    change("unused-constant", "cfgpkg/consts.py", "UNUSED = 1", "UNUSED = 2");
+    change("field-default", "cfgpkg/config.py", "steps: int = 10", "steps: int = 20");
+    change("field-added", "cfgpkg/config.py", "    lr: float = 0.1\n", "    warmup: int = 0\n    lr: float = 0.1\n");
+    change("docstrings", "cfgpkg/consts.py", "\"\"\"Constants the ops read.\"\"\"", "\"\"\"Constants that the ops read.\"\"\"");
+    change("class-docstring", "cfgpkg/config.py", "\"\"\"Training configuration.\"\"\"", "\"\"\"Training settings.\"\"\"");
+    change("unused-import", "cfgpkg/ops.py", "import math\n", "import math\nimport os\n");
+    change("import-line", "cfgpkg/ops.py", "    SCALE,\n", "    SCALE as SCALE,\n");
+    change("side-effect", "cfgpkg/consts.py", "UNUSED = 1\n", "UNUSED = 1\nprint(\"consts loaded\")\n");
+    change("signature", "cfgpkg/ops.py", "def clip(x):", "def clip(x, limit=None):");
+    change("dead-code", "cfgpkg/ops.py", "def root(x):", "def unused_helper():\n    return 0\n\n\ndef root(x):");
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*repo_);
+    delete repo_;
+  }
+
+  static void git(const std::string& args) {
+    ASSERT_EQ(sh("cd " + repo_->string() +
+                 " && export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t "
+                 "GIT_COMMITTER_EMAIL=t@example.invalid && git " + args + " >/dev/null"),
+              0);
+  }
+
+  static void change(const std::string& tag, const std::string& file, const std::string& from, const std::string& to) {
+    git("checkout -q base");
+    std::string text = read(*repo_ / file);
+    auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << file << ": " << from;
+    text.replace(at, from.size(), to);
+    std::ofstream(*repo_ / file) << text;
+    git("commit -q -am " + tag + " && git tag " + tag);
+  }
+
+  static Plan plan_for(const std::string& tag) {
+    AnalyzeOptions o;
+    o.repository = *repo_;
+    o.base = "base";
+    o.head = tag;
+    o.show_progress = false;
+    o.state_dir = *repo_ / ".fastci-test";
+    auto plan = analyze(o);
+    EXPECT_TRUE(plan.ok()) << plan.error().to_string();
+    return plan.ok() ? std::move(*plan) : Plan{};
+  }
+
+  static std::set<std::string> selected(const Plan& plan) {
+    std::set<std::string> out;
+    for (const auto& s : plan.selection.selected) out.insert(s.test.id);
+    return out;
+  }
+
+  static fs::path* repo_;
+};
+fs::path* ModuleLevelRepo::repo_ = nullptr;
+
+TEST_F(ModuleLevelRepo, ConstantReachesItsReadersOnly) {
+  auto plan = plan_for("constant");
+  EXPECT_EQ(selected(plan), std::set<std::string>{"tests/test_clip.py::test_clip"});
+  EXPECT_TRUE(plan.changes.widenings.empty());
+  ASSERT_EQ(plan.changes.symbols.size(), 1u);
+  EXPECT_EQ(plan.changes.symbols[0].id, "py:cfgpkg.consts.LIMIT=");
+  EXPECT_EQ(plan.changes.symbols[0].kind, frontend::SymbolKind::variable);
+  // The witness goes test -> clip -> the importer's LIMIT -> consts.LIMIT.
+  const auto& witness = plan.selection.selected[0].reasons[0].witness;
+  ASSERT_GE(witness.size(), 3u);
+  EXPECT_EQ(witness[witness.size() - 2].symbol_id, "py:cfgpkg.ops.LIMIT=");
+}
+
+TEST_F(ModuleLevelRepo, UnreadConstantSelectsNothing) {
+  auto plan = plan_for("unused-constant");
+  EXPECT_TRUE(selected(plan).empty());
+  EXPECT_TRUE(plan.changes.widenings.empty());
+}
+
+TEST_F(ModuleLevelRepo, FieldDefaultReachesAttributeReadersOnly) {
+  // run_steps(cfg) receives a TrainConfig at its call sites: a typed read. total_steps reads
+  // c.steps on values of unknown type: a name match, not a miss. learning_rate reads .lr only.
+  auto plan = plan_for("field-default");
+  EXPECT_EQ(selected(plan),
+            (std::set<std::string>{"tests/test_steps.py::test_steps", "tests/test_total.py::test_total"}));
+  EXPECT_TRUE(plan.changes.widenings.empty());
+  for (const auto& s : plan.selection.selected) {
+    bool through_name_match = false;
+    for (const auto& step : s.reasons[0].witness) through_name_match |= step.kind_to_next == frontend::EdgeKind::name_match;
+    EXPECT_EQ(through_name_match, s.test.id == "tests/test_total.py::test_total") << s.test.id;
+  }
+}
+
+TEST_F(ModuleLevelRepo, AddedFieldChangesTheGeneratedInit) {
+  // A new annotated field changes the dataclass's __init__: every test constructing it.
+  auto plan = plan_for("field-added");
+  EXPECT_EQ(selected(plan),
+            (std::set<std::string>{"tests/test_steps.py::test_steps", "tests/test_lr.py::test_lr",
+                                   "tests/test_total.py::test_total"}));
+}
+
+TEST_F(ModuleLevelRepo, DocstringsAndUnusedDefinitionsAreNoChange) {
+  for (const char* tag : {"docstrings", "class-docstring", "dead-code", "unused-import"}) {
+    auto plan = plan_for(tag);
+    EXPECT_TRUE(selected(plan).empty()) << tag;
+    EXPECT_TRUE(plan.changes.widenings.empty()) << tag;
+  }
+}
+
+TEST_F(ModuleLevelRepo, ImportLineReachesTheUsersOfTheNameItBinds) {
+  auto plan = plan_for("import-line");
+  EXPECT_EQ(selected(plan), std::set<std::string>{"tests/test_scale.py::test_scale"});
+}
+
+TEST_F(ModuleLevelRepo, SignatureChangeReachesCallers) {
+  auto plan = plan_for("signature");
+  EXPECT_EQ(selected(plan), std::set<std::string>{"tests/test_clip.py::test_clip"});
+}
+
+TEST_F(ModuleLevelRepo, ImportTimeSideEffectWidensToImportersAndSaysWhere) {
+  auto plan = plan_for("side-effect");
+  ASSERT_EQ(plan.changes.widenings.size(), 1u);
+  const auto& w = plan.changes.widenings[0];
+  EXPECT_EQ(w.scope, Widening::Scope::importers);
+  EXPECT_EQ(w.file, "cfgpkg/consts.py");
+  EXPECT_NE(w.reason.find("line 5"), std::string::npos) << w.reason;
+  EXPECT_NE(w.reason.find("print(\"consts loaded\")"), std::string::npos) << w.reason;
+  // Every test imports cfgpkg, whose __init__ imports consts.
+  EXPECT_EQ(selected(plan).size(), 6u);
+}
+
+}  // namespace
+}  // namespace fastci::planner
