@@ -32,6 +32,10 @@ enum class EdgeKind {
   name_match,             ///< an unresolved `.name` read may read every class attribute of that name
 };
 
+/// The placeholder that code reading docstrings or source text at run time (`X.__doc__`,
+/// inspect.getsource) reads: where it has readers, a docstring edit is a change of data.
+inline constexpr const char* kDocstringsPlaceholder = "?<docstrings>";
+
 /// One definition in the source.
 struct Symbol {
   std::string id;              ///< stable key: "<lang>:<qualified name>", e.g. "py:pkg.mod.Class.method"
@@ -42,6 +46,7 @@ struct Symbol {
   int first_line = 0;          ///< 1-based, inclusive
   int last_line = 0;           ///< 1-based, inclusive
   std::uint64_t body_hash = 0; ///< hash of the body's tokens: comments and whitespace do not change it
+  std::uint64_t doc_hash = 0;  ///< hash of its docstrings, which are data only where code reads them
 };
 
 /// A reference from one symbol to another at a call site.

@@ -108,6 +108,57 @@ void add_native_unit_symbols(const callgraph::IndexResult& head, ChangeSet& chan
   }
 }
 
+/// A changed name that module-level code reads while the module imports (`REGISTRY.append(X)`),
+/// directly or through other names, changes what every importer of that module sees: a widening,
+/// said with the reading line, not a silent "everything" through the graph.
+void add_import_time_readers(const callgraph::CallGraph& graph, ChangeSet& changes) {
+  std::set<std::pair<std::string, int>> said;
+  for (const auto& s : changes.symbols) {
+    if (s.kind != frontend::SymbolKind::variable || s.change == SymbolChange::deleted) continue;
+    auto start = graph.find(s.id);
+    if (!start) continue;
+    std::vector<callgraph::VertexId> queue{*start};
+    std::set<callgraph::VertexId> seen{*start};
+    for (std::size_t i = 0; i < queue.size() && i < 10000; ++i)
+      for (const auto& e : graph.dependents(queue[i])) {
+        if (e.kind != frontend::EdgeKind::read || !seen.insert(e.from).second) continue;
+        const auto& reader = graph.vertex(e.from).symbol;
+        if (reader.kind == frontend::SymbolKind::variable) queue.push_back(e.from);
+        if (reader.kind != frontend::SymbolKind::module || !said.insert({reader.id, e.line}).second) continue;
+        changes.widenings.push_back({Widening::Scope::importers, e.file,
+                                     s.qualified_name + " is read by module-level code at line " + std::to_string(e.line) +
+                                         " that runs on import: every test that imports " + reader.qualified_name +
+                                         " is selected",
+                                     reader.id});
+      }
+  }
+}
+
+/// One CPU collection over the test files that import a module whose imports changed and that run
+/// no selected test (a selected test's run collects its file anyway).
+std::vector<CollectionCheck> collection_checks(const ChangeSet& changes, const callgraph::CallGraph& graph,
+                                               const Selection& selection) {
+  if (changes.imports.empty()) return {};
+  std::set<std::string> running;
+  for (const auto& s : selection.selected) running.insert(s.test.file);
+  std::vector<std::string> modules;
+  CollectionCheck check;
+  for (const auto& i : changes.imports) {
+    modules.push_back(i.module);
+    const auto& name = graph.find(i.variable) ? graph.vertex(*graph.find(i.variable)).symbol.qualified_name : i.variable;
+    check.reasons.push_back(i.file + ":" + std::to_string(i.line) + " imports " + name.substr(name.rfind('.') + 1) +
+                            " (added or changed): its import-time effect shows at collection");
+  }
+  std::set<std::string> files;
+  for (const auto& hit : callgraph::tests_reaching(graph, modules)) {
+    const auto& file = graph.vertex(hit.test).symbol.file;
+    if (!running.count(file)) files.insert(file);
+  }
+  if (files.empty()) return {};
+  check.files.assign(files.begin(), files.end());
+  return {check};
+}
+
 }  // namespace
 
 util::Result<CommitIndex> index_commit(const GitRepository& repo, const std::string& commit,
@@ -180,6 +231,7 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
       },
       [&](const std::string& path) { return head_index->index.find(path); }, *config);
   add_native_unit_symbols(head_index->index, plan.changes);
+  add_import_time_readers(head_index->graph, plan.changes);
 
   // Deleted symbols are found from the base commit's graph: their old callers are what breaks.
   std::optional<CommitIndex> base_index;
@@ -238,6 +290,7 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
   }
   auto prioritize_options = options.prioritize;
   prioritize_options.shrinks = &shrinks;
+  plan.collection_checks = collection_checks(plan.changes, head_index->graph, plan.selection);
   plan.prioritized = prioritize(plan.selection, plan.selection.skipped, evidence, costs, plan.changes.symbols,
                                 changed_lines, prioritize_options);
   plan.timing.select_seconds = seconds_since(select_start);

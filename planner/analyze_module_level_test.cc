@@ -44,7 +44,9 @@ class ModuleLevelRepo : public ::testing::Test {
     change("unused-import", "cfgpkg/ops.py", "import math\n", "import math\nimport os\n");
     change("import-line", "cfgpkg/ops.py", "    SCALE,\n", "    SCALE as SCALE,\n");
     change("side-effect", "cfgpkg/consts.py", "UNUSED = 1\n", "UNUSED = 1\nprint(\"consts loaded\")\n");
+    change("registered", "cfgpkg/consts.py", "BACKEND = \"gloo\"", "BACKEND = \"nccl\"");
     change("signature", "cfgpkg/ops.py", "def clip(x):", "def clip(x, limit=None):");
+    change("field-docstring", "cfgpkg/config.py", "    lr: float = 0.1\n", "    lr: float = 0.1\n    \"\"\"The learning rate.\"\"\"\n");
     change("dead-code", "cfgpkg/ops.py", "def root(x):", "def unused_helper():\n    return 0\n\n\ndef root(x):");
   }
   static void TearDownTestSuite() {
@@ -129,20 +131,51 @@ TEST_F(ModuleLevelRepo, AddedFieldChangesTheGeneratedInit) {
   auto plan = plan_for("field-added");
   EXPECT_EQ(selected(plan),
             (std::set<std::string>{"tests/test_steps.py::test_steps", "tests/test_lr.py::test_lr",
-                                   "tests/test_total.py::test_total"}));
+                                   "tests/test_total.py::test_total", "tests/test_cli.py::test_help"}));
 }
 
-TEST_F(ModuleLevelRepo, DocstringsAndUnusedDefinitionsAreNoChange) {
-  for (const char* tag : {"docstrings", "class-docstring", "dead-code", "unused-import"}) {
+TEST_F(ModuleLevelRepo, UnusedDefinitionsAndImportsRunNoTest) {
+  for (const char* tag : {"dead-code", "unused-import"}) {
     auto plan = plan_for(tag);
     EXPECT_TRUE(selected(plan).empty()) << tag;
     EXPECT_TRUE(plan.changes.widenings.empty()) << tag;
   }
+  EXPECT_TRUE(plan_for("dead-code").collection_checks.empty());
+  // An added import still runs at import time: the importing test files are collected on CPU.
+  auto plan = plan_for("unused-import");
+  ASSERT_EQ(plan.collection_checks.size(), 1u);
+  EXPECT_EQ(plan.collection_checks[0].files.size(), 7u);
+  EXPECT_NE(plan.collection_checks[0].reasons[0].find("cfgpkg/ops.py:2 imports os"), std::string::npos)
+      << plan.collection_checks[0].reasons[0];
+  auto command = plan.collection_checks[0].command();
+  EXPECT_EQ(command[3], "--collect-only");
+}
+
+TEST_F(ModuleLevelRepo, DocstringsAreDataOnlyForTestsThatAlsoReachADocstringReader) {
+  // cfgpkg.cli.help_text reads docstrings (inspect.getdoc): only test_help reaches a reader.
+  for (const char* tag : {"docstrings", "class-docstring"}) {
+    auto plan = plan_for(tag);
+    EXPECT_EQ(selected(plan), std::set<std::string>{"tests/test_cli.py::test_help"}) << tag;
+    EXPECT_TRUE(plan.changes.widenings.empty()) << tag;
+    EXPECT_TRUE(plan.changes.symbols.empty()) << tag;
+    ASSERT_EQ(plan.changes.docstrings.size(), 1u) << tag;
+    ASSERT_FALSE(plan.selection.selected.empty());
+    EXPECT_NE(plan.selection.selected[0].reasons[0].text.find("reads docstrings at run time"), std::string::npos);
+  }
+  EXPECT_EQ(plan_for("class-docstring").changes.docstrings[0].id, "py:cfgpkg.config.TrainConfig");
+  // An attribute's docstring after a field is the class's docstring data, not a change of its code.
+  auto field = plan_for("field-docstring");
+  EXPECT_EQ(selected(field), std::set<std::string>{"tests/test_cli.py::test_help"});
+  EXPECT_TRUE(field.changes.symbols.empty());
 }
 
 TEST_F(ModuleLevelRepo, ImportLineReachesTheUsersOfTheNameItBinds) {
   auto plan = plan_for("import-line");
   EXPECT_EQ(selected(plan), std::set<std::string>{"tests/test_scale.py::test_scale"});
+  // The other importers are collected on CPU; test_scale's file runs anyway.
+  ASSERT_EQ(plan.collection_checks.size(), 1u);
+  EXPECT_EQ(plan.collection_checks[0].files.size(), 6u);
+  for (const auto& f : plan.collection_checks[0].files) EXPECT_NE(f, "tests/test_scale.py");
 }
 
 TEST_F(ModuleLevelRepo, SignatureChangeReachesCallers) {
@@ -159,7 +192,18 @@ TEST_F(ModuleLevelRepo, ImportTimeSideEffectWidensToImportersAndSaysWhere) {
   EXPECT_NE(w.reason.find("line 5"), std::string::npos) << w.reason;
   EXPECT_NE(w.reason.find("print(\"consts loaded\")"), std::string::npos) << w.reason;
   // Every test imports cfgpkg, whose __init__ imports consts.
-  EXPECT_EQ(selected(plan).size(), 6u);
+  EXPECT_EQ(selected(plan).size(), 7u);
+}
+
+TEST_F(ModuleLevelRepo, NameReadByImportTimeCodeWidensWithTheReadingLine) {
+  // ALL_BACKENDS.append(BACKEND) runs on import: every importer of consts sees the new value.
+  auto plan = plan_for("registered");
+  ASSERT_EQ(plan.changes.widenings.size(), 1u);
+  const auto& w = plan.changes.widenings[0];
+  EXPECT_EQ(w.scope, Widening::Scope::importers);
+  EXPECT_EQ(w.detail, "py:cfgpkg.consts");
+  EXPECT_NE(w.reason.find("cfgpkg.consts.BACKEND is read by module-level code at line 7"), std::string::npos) << w.reason;
+  EXPECT_EQ(selected(plan).size(), 7u);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace fastci::planner {
 
@@ -163,6 +164,7 @@ class Builder {
     }
     std::set<std::string> touched_head, touched_base;
     module_lines_.clear();
+    index_imports(head);
     SymbolLines head_lines(head), base_lines(base);
     for (std::size_t i = 0; i < diff.new_lines.size(); ++i)
       touch(head_lines, diff.new_lines[i], diff.new_text[i], python, touched_head);
@@ -177,6 +179,7 @@ class Builder {
       const Symbol* b = base_lines.find(id);
       if (h && b) {
         if (h->body_hash == b->body_hash) {
+          if (python && h->doc_hash != b->doc_hash) out_.docstrings.push_back(changed_symbol(*h, SymbolChange::changed));
           ++unchanged;
           continue;
         }
@@ -203,6 +206,23 @@ class Builder {
       file.note = unchanged > 0 ? "formatting, comments or docstrings only" : "no code lines changed";
   }
 
+  /// An added or changed name bound by an import (a variable with an import edge at head).
+  void note_import(const ChangedSymbol& symbol) {
+    if (symbol.kind != SymbolKind::variable || symbol.change == SymbolChange::deleted) return;
+    if (import_sources_.count(symbol.id)) out_.imports.push_back({symbol.file, symbol.first_line, symbol.id, head_module_});
+  }
+
+  /// What note_import needs of one file's head facts, found once per file.
+  void index_imports(const FileFacts* head) {
+    import_sources_.clear();
+    head_module_.clear();
+    if (!head) return;
+    for (const auto& e : head->edges)
+      if (e.kind == frontend::EdgeKind::import) import_sources_.insert(e.from);
+    for (const auto& s : head->symbols)
+      if (s.kind == SymbolKind::module) head_module_ = s.id;
+  }
+
   /// A module's own code changed (a statement that binds no name: a call, a condition, a loop, a
   /// `try` around imports): it runs when the module is imported, so every importer is affected.
   void widen_module(const ChangedFile& file, const Symbol& module) {
@@ -227,6 +247,7 @@ class Builder {
   }
 
   void record(ChangedFile& file, ChangedSymbol symbol) {
+    note_import(symbol);
     file.symbols.push_back(symbol.id);
     out_.symbols.push_back(std::move(symbol));
   }
@@ -273,6 +294,8 @@ class Builder {
   }
 
   ChangeSet& out_;
+  std::unordered_set<std::string> import_sources_;  ///< symbols of the current file with an import edge
+  std::string head_module_;                         ///< the current file's module symbol
   std::unordered_map<std::string, std::uint64_t> hashes_;  ///< body hashes of added (head) and deleted (base) symbols
   std::vector<std::pair<int, std::string>> module_lines_;  ///< module-level code lines of the current file, head first
   int outside_functions_ = 0;  ///< native lines of the current file outside every symbol

@@ -50,11 +50,24 @@ struct Widening {
   std::string detail;  ///< folder for `folder`, rule name for `rule`, module id for `importers`
 };
 
+/// An import statement that was added or changed: its effect is at import time (the imported
+/// module's own code, or an ImportError), which a CPU-only collection of the importing tests shows.
+struct ImportChange {
+  std::string file;
+  int line = 0;
+  std::string variable;  ///< the symbol id of the name it binds
+  std::string module;    ///< the symbol id of the module holding the import
+};
+
 /// Everything the selector needs to know about base..head.
 struct ChangeSet {
   std::string base, head;  ///< full commit ids
   std::vector<ChangedFile> files;
   std::vector<ChangedSymbol> symbols;
+  /// Symbols whose docstrings alone changed: a change only for code that reads docstrings at run
+  /// time (selection joins them with the readers of frontend::kDocstringsPlaceholder).
+  std::vector<ChangedSymbol> docstrings;
+  std::vector<ImportChange> imports;  ///< added or changed imports (a collection check each)
   std::vector<Widening> widenings;
 };
 

@@ -27,6 +27,14 @@ struct AnalysisTiming {
   std::size_t python_native_links = 0;  ///< Python calls linked to bound C++ functions
 };
 
+/// A CPU-only check that the tests importing changed imports still collect: an ImportError
+/// shows in seconds without a GPU run.
+struct CollectionCheck {
+  std::vector<std::string> files;    ///< test files, sorted
+  std::vector<std::string> reasons;  ///< "file:line imports ..." per changed import
+  std::vector<std::string> command() const;
+};
+
 /// Everything fastci-analyze decided for one change.
 struct Plan {
   std::string repository;
@@ -40,6 +48,7 @@ struct Plan {
   PrioritizeOptions options;         ///< how it was prioritized
   std::string evidence_store;        ///< where evidence came from; empty when none was used
   std::vector<std::string> notes;    ///< what the report should tell about evidence and pruning
+  std::vector<CollectionCheck> collection_checks;  ///< import-time checks, 0 GPUs
 
   bool widened() const { return !changes.widenings.empty(); }
 };

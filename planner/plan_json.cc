@@ -19,6 +19,13 @@ json test_json(const frontend::Test& t) {
   return {{"id", t.id}, {"file", t.file}, {"line", t.line}, {"gpus", t.gpus}, {"marks", t.marks}};
 }
 
+json collection_checks_json(const std::vector<CollectionCheck>& checks) {
+  json out = json::array();
+  for (const auto& c : checks)
+    out.push_back({{"kind", "collect"}, {"gpus", 0}, {"command", c.command()}, {"files", c.files}, {"reasons", c.reasons}});
+  return out;
+}
+
 json changes_json(const ChangeSet& c) {
   json files = json::array();
   for (const auto& f : c.files) {
@@ -37,11 +44,14 @@ json changes_json(const ChangeSet& c) {
     if (!s.renamed_from.empty()) symbol["renamed_from"] = s.renamed_from;
     symbols.push_back(std::move(symbol));
   }
+  json docstrings = json::array();
+  for (const auto& s : c.docstrings)
+    docstrings.push_back({{"id", s.id}, {"name", s.qualified_name}, {"file", s.file}, {"first_line", s.first_line}});
   json widenings = json::array();
   for (const auto& w : c.widenings)
     widenings.push_back({{"scope", to_string(w.scope)}, {"file", w.file}, {"reason", w.reason},
                          {"detail", w.detail}});
-  return {{"files", files}, {"symbols", symbols}, {"widenings", widenings}};
+  return {{"files", files}, {"symbols", symbols}, {"docstrings", docstrings}, {"widenings", widenings}};
 }
 
 json reasons_json(const std::vector<SelectionReason>& reasons) {
@@ -142,6 +152,7 @@ json plan_to_json(const Plan& plan) {
           {"select_seconds", t.select_seconds}, {"total_seconds", t.total_seconds}}}}},
       {"changes", changes_json(plan.changes)},
       {"tests", tests},
+      {"collection_checks", collection_checks_json(plan.collection_checks)},
       {"pruned", pruned},
       {"skipped", skipped},
       {"diagnostics", diagnostics},

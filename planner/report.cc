@@ -136,6 +136,13 @@ std::string render_markdown_report(const Plan& plan, std::size_t max_listed_skip
   if (!plan.notes.empty()) out << "\n";
   write_changes(out, plan);
   write_widenings(out, plan);
+  for (const auto& c : plan.collection_checks) {
+    out << "Import-time check (CPU, 0 GPUs): `pytest --collect-only` over " << c.files.size()
+        << " test files that import a module whose imports changed";
+    for (std::size_t i = 0; i < c.reasons.size() && i < 3; ++i) out << (i ? "; " : ": ") << c.reasons[i];
+    if (c.reasons.size() > 3) out << "; and " << c.reasons.size() - 3 << " more";
+    out << ".\n\n";
+  }
   write_selected(out, plan);
   write_skipped(out, plan, max_listed_skipped);
   return out.str();

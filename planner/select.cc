@@ -55,6 +55,30 @@ class Selector {
     }
   }
 
+  /// A docstring is data only for code that reads docstrings at run time: a test is selected when
+  /// it reaches both the symbol whose docstring changed and a docstring reader.
+  void by_docstrings(const callgraph::CallGraph& graph, const std::vector<ChangedSymbol>& changed) {
+    if (changed.empty() || !graph.find(frontend::kDocstringsPlaceholder)) return;
+    std::map<std::string, callgraph::ImpactHit> readers;
+    for (auto& hit : callgraph::tests_reaching(graph, {frontend::kDocstringsPlaceholder}))
+      readers.emplace(hit.test_id, std::move(hit));
+    std::vector<std::string> seeds;
+    for (const auto& s : changed) seeds.push_back(s.id);
+    for (auto& hit : callgraph::tests_reaching(graph, seeds)) {
+      auto reader = readers.find(hit.test_id);
+      if (reader == readers.end()) continue;
+      const auto& witness = reader->second.witness;
+      std::string via = witness.size() >= 2 ? witness[witness.size() - 2].display : std::string("a docstring reader");
+      const auto& target = graph.vertex(*graph.find(hit.changed_symbol)).symbol;
+      add(hit.test_id,
+          {SelectionReason::Kind::static_path,
+           "reaches " + target.qualified_name + ", whose docstring changed, and " + via +
+               ", which reads docstrings at run time",
+           hit.changed_symbol, hit.witness},
+          hit.distance);
+    }
+  }
+
   void run() {
     const ChangeSet& changes = *input_.changes;
     std::vector<std::string> head_seeds, base_seeds;
@@ -70,6 +94,7 @@ class Selector {
       }
     by_paths(*input_.head_graph, head_seeds, "");
     if (input_.base_graph && !base_seeds.empty()) by_paths(*input_.base_graph, base_seeds, " (at base)");
+    by_docstrings(*input_.head_graph, changes.docstrings);
 
     std::set<std::string> changed_files;
     for (const auto& f : changes.files) changed_files.insert(f.path);

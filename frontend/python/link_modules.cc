@@ -143,9 +143,10 @@ class Linker {
   static bool plain_name(const std::string& s) { return !s.empty() && s.find_first_of("([<") == std::string::npos; }
 
   void link_read(const RawReference& reference) {
+    std::string from = reader_of(reference);
+    if (reference.text == kDocstringReader) return add(from, kDocstringsPlaceholder, EdgeKind::read, reference.line);
     auto parts = components(reference.text);
     int g = resolver_.global(module_, reference.scope);
-    std::string from = reader_of(reference);
     if (plain_name(parts[0]) && variable_names_.count(parts[0]))
       for (const auto& id : visible_variables(g, parts[0])) add(from, id, EdgeKind::read, reference.line);
     std::string prefix = parts[0];
@@ -168,17 +169,25 @@ class Linker {
     }
   }
 
-  /// `from m import X` where m binds X as a variable: the importer's X reads m's.
+  /// Import variables depend on what they import (an `import` edge to the repository module, or
+  /// to a placeholder for one outside it); `from m import X` where m binds X as a variable: the
+  /// importer's X reads m's.
   void link_imported_variables() {
     const auto& record = modules_[module_];
     for (std::size_t v = 0; v < record.variables.size(); ++v) {
       const Variable& variable = record.variables[v];
-      if (variable.imported_module.empty()) continue;
-      int target = resolver_.find_module(variable.imported_module, module_);
-      if (target < 0 || target == module_) continue;
-      const std::string& id = record.facts.symbols[record.scopes.size() + v].id;
+      if (!variable.is_import) continue;
+      const Symbol& symbol = record.facts.symbols[record.scopes.size() + v];
+      std::string module = variable.imported_module.empty() ? std::string() : variable.imported_module;
+      if (module.empty())
+        for (const auto& b : resolver_.bindings_named(resolver_.global(module_, variable.scope), variable.name))
+          if (b->kind == NameBinding::Kind::module_import) module = b->member.empty() ? b->target : b->member;
+      int target = module.empty() ? -1 : resolver_.find_module(module, module_);
+      if (target >= 0 && target != module_) add(symbol.id, "py:" + modules_[target].module_name, EdgeKind::import, symbol.first_line);
+      else if (target < 0 && !module.empty()) add(symbol.id, "?" + module, EdgeKind::import, symbol.first_line);
+      if (variable.imported_module.empty() || target < 0 || target == module_) continue;
       for (const auto& to : variables_in(resolver_.global(target, 0), variable.imported_member))
-        add(id, to, EdgeKind::read, modules_[module_].facts.symbols[record.scopes.size() + v].first_line);
+        add(symbol.id, to, EdgeKind::read, symbol.first_line);
     }
   }
 

@@ -109,6 +109,10 @@ struct RawReference {
   int owner = -1;
 };
 
+/// The text of the read a docstring reader makes (`X.__doc__`, inspect.getsource(X), ...); the
+/// linker turns it into a read edge to the placeholder kDocstringsPlaceholder.
+inline constexpr const char* kDocstringReader = "<docstrings>";
+
 /// A name bound at module or class level by an assignment, an import or a field declaration.
 /// Its symbol (kind variable) is facts.symbols[scopes.size() + index]: a change to its statement
 /// reaches the code that reads the name, not every importer of the module.

@@ -136,27 +136,35 @@ class ModuleParser {
 
   // ---- body hashes --------------------------------------------------------------------------
 
-  /// Leaf tokens of the whole file in order, without comments and docstrings; strings are one
-  /// token (their escapes are separate nodes, the text between them is not).
+  /// Whether a statement is a bare string: a docstring, or an attribute's docstring after a
+  /// field (`x: int = 0` then `"""What x is."""`). It does nothing when run; an f-string could.
+  bool is_bare_string(TSNode node) const {
+    if (!is(node, "expression_statement") || ts_node_named_child_count(node) != 1) return false;
+    TSNode inner = ts_node_named_child(node, 0);
+    if (!is(inner, "string") && !is(inner, "concatenated_string")) return false;
+    std::vector<TSNode> pending{inner};
+    while (!pending.empty()) {
+      TSNode n = pending.back();
+      pending.pop_back();
+      if (is(n, "interpolation")) return false;
+      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) pending.push_back(ts_node_named_child(n, i));
+    }
+    return true;
+  }
+
+  /// Leaf tokens of the whole file in order, without comments and bare strings (docstrings);
+  /// strings are one token (their escapes are separate nodes, the text between them is not).
   void collect_tokens(TSNode root) {
-    std::unordered_set<uint32_t> docstrings;
     TSTreeCursor cursor = ts_tree_cursor_new(root);
     bool descend = true;
     while (true) {
       TSNode node = ts_tree_cursor_current_node(&cursor);
       bool skip = false;
       if (descend) {
-        if (is(node, "module") || is(node, "block")) {
-          TSNode first = ts_node_named_child(node, 0);
-          if (!ts_node_is_null(first) && is(first, "expression_statement") &&
-              ts_node_named_child_count(first) == 1) {
-            TSNode inner = ts_node_named_child(first, 0);
-            if (is(inner, "string") || is(inner, "concatenated_string"))
-              docstrings.insert(ts_node_start_byte(first));
-          }
-        } else if (is(node, "comment")) {
+        if (is(node, "comment")) {
           skip = true;
-        } else if (is(node, "expression_statement") && docstrings.count(ts_node_start_byte(node))) {
+        } else if (is_bare_string(node)) {
+          docs_.emplace_back(ts_node_start_byte(node), ts_node_end_byte(node));
           skip = true;
         } else if (is(node, "string") || ts_node_child_count(node) == 0) {
           if (ts_node_end_byte(node) > ts_node_start_byte(node))
@@ -191,12 +199,9 @@ class ModuleParser {
   /// which shapes a generated __init__ (dataclasses, pydantic, attrs).
   std::uint64_t own_hash(std::size_t index, TSNode node) {
     std::vector<std::pair<uint32_t, uint32_t>> excluded;
-    for (std::size_t i = index + 1; i < record_.scopes.size(); ++i)
-      if (record_.scopes[i].parent == static_cast<int>(index))
-        excluded.emplace_back(ts_node_start_byte(ranges_[i]), ts_node_end_byte(ranges_[i]));
+    for (int i : children_[index]) excluded.emplace_back(ts_node_start_byte(ranges_[i]), ts_node_end_byte(ranges_[i]));
     std::string fields;
-    for (std::size_t v = 0; v < record_.variables.size(); ++v) {
-      if (record_.variables[v].scope != static_cast<int>(index)) continue;
+    for (int v : scope_variables_[static_cast<int>(index)]) {
       excluded.push_back(variable_ranges_[v]);
       if (variable_annotated_[v]) fields += record_.variables[v].name + ",";
     }
@@ -213,6 +218,23 @@ class ModuleParser {
     }
     buffer_ += fields;
     return util::hash64(buffer_);
+  }
+
+  /// A definition's own docstrings (not those of nested definitions, which have their own).
+  std::uint64_t doc_hash(std::size_t index, TSNode node) {
+    uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
+    auto it = std::lower_bound(docs_.begin(), docs_.end(), std::make_pair(start, uint32_t{0}));
+    if (it == docs_.end() || it->first >= end) return 0;
+    std::vector<std::pair<uint32_t, uint32_t>> nested;
+    for (int i : children_[index]) nested.emplace_back(ts_node_start_byte(ranges_[i]), ts_node_end_byte(ranges_[i]));
+    std::sort(nested.begin(), nested.end());
+    std::string text;
+    for (; it != docs_.end() && it->first < end; ++it) {
+      auto after = std::upper_bound(nested.begin(), nested.end(), std::make_pair(it->first, UINT32_MAX));
+      bool inner = after != nested.begin() && std::prev(after)->second >= it->second;
+      if (!inner) text.append(source_.substr(it->first, it->second - it->first)) += '\x1f';
+    }
+    return text.empty() ? 0 : util::hash64(text);
   }
 
   // ---- module- and class-level variables -----------------------------------------------------
@@ -260,10 +282,19 @@ class ModuleParser {
       }
     }
     statement_variables_.push_back(static_cast<int>(record_.variables.size()));
+    scope_variables_[scope].push_back(static_cast<int>(record_.variables.size()));
     record_.variables.push_back(std::move(variable));
     variable_ranges_.push_back(bytes);
     variable_annotated_.push_back(annotated_statement_);
     variable_symbols_.push_back(std::move(symbol));
+  }
+
+  /// Calls that turn source text or docstrings into data (argparse help from config classes).
+  static bool reads_docstrings(const std::string& callee) {
+    static const char* kReaders[] = {"inspect.getdoc", "inspect.getsource", "inspect.getsourcelines",
+                                     "inspect.getcomments", "ast.get_docstring", "getdoc", "getsource",
+                                     "get_docstring", "pydoc.getdoc"};
+    return std::any_of(std::begin(kReaders), std::end(kReaders), [&](const char* r) { return callee == r; });
   }
 
   /// A read of a name or dotted attribute chain; the linker keeps those that reach a variable.
@@ -304,6 +335,8 @@ class ModuleParser {
     scope.line = line_of(definition);
     record_.scopes.push_back(std::move(scope));
     ranges_.push_back(outer);
+    children_.emplace_back();
+    if (parent >= 0) children_[parent].push_back(static_cast<int>(record_.scopes.size()) - 1);
     duplicate_counts_.emplace_back();
     return static_cast<int>(record_.scopes.size()) - 1;
   }
@@ -322,6 +355,7 @@ class ModuleParser {
       symbol.last_line = std::max(1, end_line_of(node));
     }
     symbol.body_hash = scope.kind == Scope::Kind::function ? body_hash(node) : own_hash(index, node);
+    symbol.doc_hash = doc_hash(index, node);
     if (scope.kind == Scope::Kind::module) symbol.kind = SymbolKind::module;
     else if (scope.kind == Scope::Kind::class_) symbol.kind = SymbolKind::class_;
     else if (record_.scopes[scope.parent].kind == Scope::Kind::class_) symbol.kind = SymbolKind::method;
@@ -571,11 +605,15 @@ class ModuleParser {
       return visit_children(node, scope);
     }
     if (std::strcmp(type, "ERROR") == 0 || std::strcmp(type, "comment") == 0) return;
-    if (std::strcmp(type, "identifier") == 0) return record_read(scope, std::string(text(node)), line_of(node));
+    if (std::strcmp(type, "identifier") == 0) {
+      if (text(node) == "__doc__") record_read(scope, kDocstringReader, line_of(node));
+      return record_read(scope, std::string(text(node)), line_of(node));
+    }
     if (std::strcmp(type, "attribute") == 0) {
       TSNode object = field(node, "object");
       auto chain = dotted_text(node);
       if (chain) record_read(scope, *chain, line_of(node));
+      if (chain && chain->ends_with(".__doc__")) record_read(scope, kDocstringReader, line_of(node));
       // The chain names its own prefixes; only calls and subscripts inside it read more.
       if (!ts_node_is_null(object) && (!chain || !(is(object, "identifier") || is(object, "attribute"))))
         visit(object, scope);
@@ -622,6 +660,7 @@ class ModuleParser {
       reference.line = line_of(node);
       reference.text = callee ? *callee : "<" + compact(text(function), kMaxCalleeText) + ">";
       reference.arguments = call_arguments(arguments);
+      if (reads_docstrings(reference.text)) record_read(scope, kDocstringReader, reference.line);
       record_.references.push_back(std::move(reference));
       visit(function, scope);
     }
@@ -1383,8 +1422,10 @@ class ModuleParser {
   std::string_view source_;
   ModuleRecord& record_;
   std::vector<std::pair<uint32_t, uint32_t>> tokens_;
+  std::vector<std::pair<uint32_t, uint32_t>> docs_;  ///< bare strings (docstrings), in order
   std::string buffer_;
   std::vector<TSNode> ranges_;
+  std::vector<std::vector<int>> children_;  ///< scope -> the scopes defined directly in it
   std::vector<std::unordered_map<std::string, int>> duplicate_counts_;
   std::unordered_map<std::string, TSNode> constants_;
   int depth_ = 0;
@@ -1396,6 +1437,7 @@ class ModuleParser {
   std::vector<int> statement_variables_;  ///< variables the current statement binds
   int definition_owner_ = -1;          ///< scope whose header is being evaluated
   std::vector<Symbol> variable_symbols_;
+  std::unordered_map<int, std::vector<int>> scope_variables_;  ///< scope -> its variables, in order
   std::vector<std::pair<uint32_t, uint32_t>> variable_ranges_;
   std::vector<bool> variable_annotated_;
   std::unordered_map<int, std::unordered_map<std::string, int>> variable_counts_;
