@@ -174,6 +174,7 @@ class Builder {
     std::set<std::string> ids(touched_head.begin(), touched_head.end());
     ids.insert(touched_base.begin(), touched_base.end());
     int unchanged = 0;
+    std::vector<const Symbol*> changed_classes;
     for (const auto& id : ids) {
       const Symbol* h = head_lines.find(id);
       const Symbol* b = base_lines.find(id);
@@ -185,6 +186,7 @@ class Builder {
         }
         record(file, changed_symbol(*h, SymbolChange::changed));
         if (python && h->kind == SymbolKind::module) widen_module(file, *h);
+        if (python && h->kind == SymbolKind::class_) changed_classes.push_back(h);
       } else if (h) {
         hashes_[h->id] = h->body_hash;
         record(file, changed_symbol(*h, SymbolChange::added));
@@ -193,6 +195,13 @@ class Builder {
         record(file, changed_symbol(*b, SymbolChange::deleted));
       }
     }
+    // A class whose own code changed (decorators, bases, field order) may change what its fields
+    // mean: their readers count too.
+    for (const Symbol* owner : changed_classes)
+      for (const auto& v : head->symbols)
+        if (v.kind == SymbolKind::variable && head_lines.enclosing_class(v) == owner &&
+            std::find(file.symbols.begin(), file.symbols.end(), v.id) == file.symbols.end())
+          record(file, changed_symbol(v, SymbolChange::changed));
     if (!python && outside_functions_ > 0) {
       out_.widenings.push_back({Widening::Scope::native_units, file.path,
                                 std::to_string(outside_functions_) +

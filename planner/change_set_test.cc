@@ -110,9 +110,11 @@ TEST(ChangeSet, ClassFieldChangeComparesTheClassToo) {
   auto added = run({modified({}, {}, {4}, {"    w: int = 0"})}, &base, &head_added);
   std::map<std::string, SymbolChange> got;
   for (const auto& s : added.symbols) got[s.id] = s.change;
-  EXPECT_EQ(got.size(), 2u);
+  // The class's own code changed: every field of it counts, the new one as added.
+  EXPECT_EQ(got.size(), 3u);
   EXPECT_EQ(got["py:pkg.mod.C.w="], SymbolChange::added);
   EXPECT_EQ(got["py:pkg.mod.C"], SymbolChange::changed);
+  EXPECT_EQ(got["py:pkg.mod.C.x="], SymbolChange::changed);
 }
 
 TEST(ChangeSet, AddedDeletedAndRenamedSymbols) {

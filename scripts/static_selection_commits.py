@@ -90,7 +90,7 @@ def tests_fetcher(script, scope, repo, commit, scratch):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repo", required=True)
-    ap.add_argument("--analyze", action="append", required=True, help="NAME=PATH of a fastci-analyze binary")
+    ap.add_argument("--analyze", action="append", default=[], help="NAME=PATH of a fastci-analyze binary")
     ap.add_argument("--tests-fetcher")
     ap.add_argument("--tests-fetcher-scope")
     ap.add_argument("--state-dir", default=None)
@@ -123,7 +123,7 @@ def main():
         if args.tests_fetcher:
             tf = row["tests_fetcher"]
             cells.append("error" if "error" in tf else (f"all ({tf['reason']})" if tf["mode"] == "all" else f"{tf['targets']} files"))
-        last = row["plans"][names[-1]]
+        last = row["plans"][names[-1]] if names else {}
         why = "; ".join(last.get("widenings", [])) or last.get("witness", "") or "-"
         print(f"| `{row['subject'][:9]}` {row['subject'][10:20]} {row['subject'][21:70]} | " + " | ".join(cells) + f" | {why[:220]} |")
     if args.json:

@@ -215,10 +215,9 @@ class Linker {
   /// contains: module -> top-level definitions, class -> its definitions; override edges.
   void link_structure() {
     const auto& scopes = modules_[module_].scopes;
-    const auto& record = modules_[module_];
-    for (std::size_t v = 0; v < record.variables.size(); ++v)
-      add(resolver_.symbol_id(resolver_.global(module_, record.variables[v].scope)),
-          record.facts.symbols[scopes.size() + v].id, EdgeKind::contains, record.facts.symbols[scopes.size() + v].first_line);
+    // Variables get no contains edge: reaching a module or class (something it imports changed)
+    // does not change the values its names are bound to, and through name matches such an edge
+    // would reach every reader of every attribute of every class on the way.
     for (std::size_t s = 1; s < scopes.size(); ++s) {
       const Scope& scope = scopes[s];
       const Scope& parent = scopes[scope.parent];
