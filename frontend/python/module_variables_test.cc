@@ -83,6 +83,16 @@ TEST(ModuleVariables, OwnHashesIgnoreDocstringsDefinitionsAndVariables) {
   EXPECT_NE(hash_of(base, "py:pkg.m"), hash_of(effect, "py:pkg.m"));
 }
 
+TEST(ModuleVariables, ScriptMainBlockIsNotImportTimeCode) {
+  auto record = parse_module("train.py",
+                             "def forward_step():\n"
+                             "    return 1\n"
+                             "if __name__ == '__main__':\n"
+                             "    pretrain(forward_step)\n");
+  for (const auto& r : record.references)
+    EXPECT_NE(record.scopes[r.scope].kind == Scope::Kind::module && r.text == "pretrain", true) << r.text;
+}
+
 TEST(ModuleVariables, DefinitionHeadersReadForTheDefinition) {
   auto record = parse_module("pkg/m.py",
                              "LIMIT = 4\n"

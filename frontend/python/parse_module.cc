@@ -561,6 +561,9 @@ class ModuleParser {
     if (std::strcmp(type, "call") == 0) return call(node, scope);
     if (std::strcmp(type, "assignment") == 0) return assignment(node, scope);
     if (std::strcmp(type, "import_statement") == 0) return import_statement(node, scope);
+    if (std::strcmp(type, "if_statement") == 0 && record_.scopes[scope].kind == Scope::Kind::module &&
+        is_main_guard(field(node, "condition")))
+      return;  // runs only as a script, never on import: importers do not depend on what it calls
     if (std::strcmp(type, "augmented_assignment") == 0) {
       TSNode left = field(node, "left");
       if (!ts_node_is_null(left) && is(left, "identifier") && record_.scopes[scope].kind != Scope::Kind::function)
@@ -696,6 +699,15 @@ class ModuleParser {
       visit_target(target, scope);
     }
     if (!ts_node_is_null(value)) visit(value, scope);
+  }
+
+  /// `__name__ == "__main__"` (either order, either quotes).
+  bool is_main_guard(TSNode condition) const {
+    if (ts_node_is_null(condition) || !is(condition, "comparison_operator")) return false;
+    std::string t;
+    for (char c : text(condition))
+      if (c != ' ' && c != '\'' && c != '"') t += c;
+    return t == "__name__==__main__" || t == "__main__==__name__";
   }
 
   /// What an assignment target reads: the object of `a.b = v`, the container and key of `d[k] = v`.
