@@ -84,6 +84,7 @@ class SymbolLines {
     int last = 0;
     for (const auto& s : facts->symbols) {
       by_id_.emplace(s.id, &s);
+      if (s.kind == SymbolKind::variable) variables_[s.qualified_name].push_back(&s);
       if (s.kind == SymbolKind::module) module_ = &s;
       if (s.kind == SymbolKind::module || s.kind == SymbolKind::placeholder || s.first_line < 1 ||
           s.last_line < s.first_line)
@@ -122,6 +123,14 @@ class SymbolLines {
 
   bool present() const { return present_; }
 
+  /// The body hashes of the variables binding one qualified name.
+  std::set<std::uint64_t> hashes_of(const std::string& qualified_name) const {
+    std::set<std::uint64_t> out;
+    if (auto it = variables_.find(qualified_name); it != variables_.end())
+      for (const Symbol* s : it->second) out.insert(s->body_hash);
+    return out;
+  }
+
   const Symbol* find(const std::string& id) const {
     auto it = by_id_.find(id);
     return it == by_id_.end() ? nullptr : it->second;
@@ -132,6 +141,7 @@ class SymbolLines {
   std::vector<std::vector<const Symbol*>> at_;
   std::vector<const Symbol*> class_at_;
   std::unordered_map<std::string, const Symbol*> by_id_;
+  std::unordered_map<std::string, std::vector<const Symbol*>> variables_;  ///< by qualified name
   const Symbol* module_ = nullptr;
   bool present_ = false;
 };
@@ -178,6 +188,12 @@ class Builder {
     for (const auto& id : ids) {
       const Symbol* h = head_lines.find(id);
       const Symbol* b = base_lines.find(id);
+      const Symbol* either = h ? h : b;
+      if (either && either->kind == SymbolKind::variable &&
+          head_lines.hashes_of(either->qualified_name) == base_lines.hashes_of(either->qualified_name)) {
+        ++unchanged;  // the name is bound to the same things (a duplicate import removed, lines moved)
+        continue;
+      }
       if (h && b) {
         if (h->body_hash == b->body_hash) {
           if (python && h->doc_hash != b->doc_hash) out_.docstrings.push_back(changed_symbol(*h, SymbolChange::changed));

@@ -95,6 +95,20 @@ TEST(ChangeSet, OneStatementBindingSeveralNamesComparesEachName) {
   EXPECT_TRUE(c.widenings.empty());
 }
 
+TEST(ChangeSet, RemovingADuplicateBindingIsNoChange) {
+  // `import m as x` twice, the second removed: x is bound to the same thing as before.
+  auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.x=", SymbolKind::variable, 2, 2, 5),
+                     sym("pkg.mod.x=#2", SymbolKind::variable, 9, 9, 5)});
+  base.symbols[1].qualified_name = base.symbols[2].qualified_name = "pkg.mod.x";
+  auto head = facts({sym("pkg.mod", SymbolKind::module, 1, 19, 1), sym("pkg.mod.x=", SymbolKind::variable, 2, 2, 5)});
+  head.symbols[1].qualified_name = "pkg.mod.x";
+  auto c = run({modified({9}, {"import m as x"}, {}, {})}, &base, &head);
+  EXPECT_TRUE(c.symbols.empty());
+  // Bound to something else: a change.
+  head.symbols[1].body_hash = 6;
+  EXPECT_FALSE(run({modified({2, 9}, {"import m as x", "import m as x"}, {2}, {"import n as x"})}, &base, &head).symbols.empty());
+}
+
 TEST(ChangeSet, ClassFieldChangeComparesTheClassToo) {
   // A field default: only the variable. A field added: the class's own hash (field order) changed.
   auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.C", SymbolKind::class_, 3, 10, 5),
