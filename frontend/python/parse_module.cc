@@ -710,6 +710,22 @@ class ModuleParser {
     return t == "__name__==__main__" || t == "__main__==__name__";
   }
 
+  /// Plain-name reads of a function's own locals and parameters reach no module or class name
+  /// (Python scoping): dropped once the body is read, which keeps records and linking small.
+  /// Dotted reads (`self.x`) stay: their attributes may be class attributes.
+  void drop_local_reads(int function, std::size_t first_reference) {
+    const auto& bindings = record_.scopes[function].bindings;
+    if (bindings.empty()) return;
+    std::unordered_set<std::string_view> locals;
+    for (const auto& b : bindings) locals.insert(b.name);
+    auto begin = record_.references.begin() + static_cast<std::ptrdiff_t>(first_reference);
+    auto kept = std::remove_if(begin, record_.references.end(), [&](const RawReference& r) {
+      return r.kind == EdgeKind::read && r.scope == function && r.owner < 0 && r.decorated < 0 &&
+             r.text.find_first_of(".([<") == std::string::npos && locals.count(r.text);
+    });
+    record_.references.erase(kept, record_.references.end());
+  }
+
   /// What an assignment target reads: the object of `a.b = v`, the container and key of `d[k] = v`.
   void visit_target(TSNode target, int scope) {
     if (is(target, "identifier")) return;
@@ -1033,7 +1049,9 @@ class ModuleParser {
     }
     record_.scopes[index].marks = std::move(marks);
     TSNode body = field(node, "body");
+    std::size_t first_reference = record_.references.size();
     if (!ts_node_is_null(body)) visit_block(body, index);
+    drop_local_reads(index, first_reference);
   }
 
   void read_parameters(TSNode parameters, int outer, int index) {
