@@ -213,11 +213,13 @@ class Builder {
     }
     // A class whose own code changed (decorators, bases, field order) may change what its fields
     // mean: their readers count too.
-    for (const Symbol* owner : changed_classes)
+    if (!changed_classes.empty()) {
+      std::set<std::string> recorded(file.symbols.begin(), file.symbols.end());
+      std::set<const Symbol*> owners(changed_classes.begin(), changed_classes.end());
       for (const auto& v : head->symbols)
-        if (v.kind == SymbolKind::variable && head_lines.enclosing_class(v) == owner &&
-            std::find(file.symbols.begin(), file.symbols.end(), v.id) == file.symbols.end())
+        if (v.kind == SymbolKind::variable && owners.count(head_lines.enclosing_class(v)) && !recorded.count(v.id))
           record(file, changed_symbol(v, SymbolChange::changed));
+    }
     if (!python && outside_functions_ > 0) {
       out_.widenings.push_back({Widening::Scope::native_units, file.path,
                                 std::to_string(outside_functions_) +
@@ -251,14 +253,11 @@ class Builder {
   /// A module's own code changed (a statement that binds no name: a call, a condition, a loop, a
   /// `try` around imports): it runs when the module is imported, so every importer is affected.
   void widen_module(const ChangedFile& file, const Symbol& module) {
-    std::string where;
-    for (const auto& [line, text] : module_lines_) {
-      where = "line " + std::to_string(line) + " (`" + summarize(text) + "`)";
-      break;
-    }
+    std::string where = module_lines_.empty() ? std::string("an unknown line")
+                                              : "line " + std::to_string(module_lines_.front().first) + " (`" +
+                                                    summarize(module_lines_.front().second) + "`)";
     out_.widenings.push_back({Widening::Scope::importers, file.path,
-                              "module-level code that binds no name changed at " +
-                                  (where.empty() ? std::string("an unknown line") : where) +
+                              "module-level code that binds no name changed at " + where +
                                   "; it runs on import: every test that imports the module is selected",
                               module.id});
   }

@@ -178,7 +178,7 @@ class Linker {
       const Variable& variable = record.variables[v];
       if (!variable.is_import) continue;
       const Symbol& symbol = record.facts.symbols[record.scopes.size() + v];
-      std::string module = variable.imported_module.empty() ? std::string() : variable.imported_module;
+      std::string module = variable.imported_module;
       if (module.empty())
         for (const auto& b : resolver_.bindings_named(resolver_.global(module_, variable.scope), variable.name))
           if (b->kind == NameBinding::Kind::module_import) module = b->member.empty() ? b->target : b->member;
