@@ -1,6 +1,9 @@
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <thread>
 #include <unordered_map>
 
 #include "evidence/store/sql_connection.h"
@@ -132,6 +135,22 @@ class SqliteConnection final : public SqlConnection {
   std::unordered_map<std::string, sqlite3_stmt*> statements_;
 };
 
+// Switching a new file to WAL needs its exclusive lock, and SQLite answers "locked" at once, without
+// the busy handler, when several processes open the same new store together (eight CI jobs starting
+// at once): retry with backoff for as long as a writer would wait.
+util::Status query_while_locked(SqlConnection& connection, const char* sql) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  auto pause = std::chrono::milliseconds(1);
+  while (true) {
+    util::Status status = connection.query(sql, {}, {});
+    if (status || !connection.retryable(status.error()) || std::chrono::steady_clock::now() >= deadline) {
+      return status;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(100));
+  }
+}
+
 }  // namespace
 
 util::Result<std::unique_ptr<SqlConnection>> open_sqlite(const std::string& path) {
@@ -151,7 +170,7 @@ util::Result<std::unique_ptr<SqlConnection>> open_sqlite(const std::string& path
   // WAL lets readers (the planner) run while a CI job ingests; NORMAL sync is durable at commit in WAL.
   for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
                              "PRAGMA cache_size=-65536", "PRAGMA temp_store=MEMORY"}) {
-    util::Status status = connection->query(pragma, {}, {});
+    util::Status status = query_while_locked(*connection, pragma);
     if (!status) return util::Error{"cannot open evidence store: " + status.error().message, path, 0};
   }
   return std::unique_ptr<SqlConnection>(std::move(connection));
