@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "callgraph/dot.h"
 #include "callgraph/graph.h"
 #include "callgraph/impact.h"
@@ -86,6 +88,38 @@ TEST(Impact, UnknownSeedsSelectNothing) {
   auto path = dependency_path(graph, *graph.find("py:mod.api"), *graph.find("py:mod.helper"));
   EXPECT_EQ(path.size(), 2u);
   EXPECT_TRUE(dependency_path(graph, *graph.find("py:mod.helper"), *graph.find("py:mod.api")).empty());
+}
+
+TEST(Impact, AResolvedPathWinsOverAShorterNameMatch) {
+  // test_guess -> sync --name-match--> ?.wait --name-match--> Work.wait (2 steps from sync)
+  // test_both  -> sync, and -> a -> b -> Work.wait resolved (longer, but certain)
+  frontend::FileFacts lib;
+  lib.path = "pkg/work.py";
+  lib.symbols = {symbol("work.Work.wait"), symbol("work.sync"), symbol("work.a"), symbol("work.b")};
+  lib.edges = {edge("work.sync", "?.wait", EdgeKind::name_match), edge("work.a", "work.b"),
+               edge("work.b", "work.Work.wait")};
+  lib.edges.push_back({"?.wait", "py:work.Work.wait", EdgeKind::name_match, "pkg/work.py", 0});
+  frontend::FileFacts tests;
+  tests.path = "tests/test_work.py";
+  tests.symbols = {symbol("tests.test_guess", SymbolKind::test), symbol("tests.test_both", SymbolKind::test)};
+  tests.edges = {edge("tests.test_guess", "work.sync"), edge("tests.test_both", "work.sync"),
+                 edge("tests.test_both", "work.a")};
+  tests.tests = {{"tests/test_work.py::test_guess", "py:tests.test_guess", "tests/test_work.py", 1, {}, {}, 0, {}},
+                 {"tests/test_work.py::test_both", "py:tests.test_both", "tests/test_work.py", 5, {}, {}, 0, {}}};
+  auto graph = CallGraph::build({{lib, tests}, {}});
+  auto hits = tests_reaching(graph, {"py:work.Work.wait"});
+  ASSERT_EQ(hits.size(), 2u);
+  std::map<std::string, ImpactHit> by_test;
+  for (auto& h : hits) by_test[h.test_id] = h;
+  const auto& both = by_test.at("tests/test_work.py::test_both");
+  EXPECT_EQ(both.name_matches, 0);
+  EXPECT_EQ(both.distance, 4);  // test id -> test function -> a -> b -> wait
+  const auto& guess = by_test.at("tests/test_work.py::test_guess");
+  EXPECT_EQ(guess.name_matches, 2);  // sync -> ?.wait -> wait: one guessed call, two edges
+  EXPECT_EQ(guess.distance, 4);  // test id -> test function -> sync -> ?.wait -> wait
+  ASSERT_EQ(guess.witness.size(), 5u);
+  EXPECT_EQ(guess.witness[2].kind_to_next, EdgeKind::name_match);
+  EXPECT_EQ(guess.witness[3].symbol_id, "?.wait");
 }
 
 TEST(Dot, NeighbourhoodNamesTheCenterAndEdgeKinds) {

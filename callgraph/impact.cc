@@ -21,6 +21,7 @@ struct Parent {
   bool seen = false;
   VertexId source = kNone;  ///< the changed symbol this vertex was reached from
   int distance = 0;
+  int name_matches = 0;  ///< name-match edges on the way to the change
 };
 
 std::vector<PathStep> walk(const CallGraph& graph, const std::vector<Parent>& parents, VertexId v) {
@@ -41,28 +42,45 @@ std::vector<ImpactHit> tests_reaching(const CallGraph& graph, const std::vector<
   for (const auto& id : changed) {
     auto v = graph.find(id);
     if (!v || parents[*v].seen) continue;
-    parents[*v] = {kNone, frontend::EdgeKind::call, true, *v, 0};
+    parents[*v] = {kNone, frontend::EdgeKind::call, true, *v, 0, 0};
     queue.push_back(*v);
   }
+  // Phase k reaches what k name matches (unresolved calls or reads that may go anywhere) lead
+  // to: a resolved path always wins over a guessed one, whatever their lengths.
   std::vector<ImpactHit> hits;
+  std::vector<std::pair<VertexId, VertexId>> guessed;  // (reached, its name-matching dependent)
   while (!queue.empty()) {
-    VertexId v = queue.front();
-    queue.pop_front();
-    if (graph.vertex(v).is_test) {
-      ImpactHit hit;
-      hit.test = v;
-      hit.test_id = graph.vertex(v).symbol.id.substr(5);
-      hit.changed_symbol = graph.vertex(parents[v].source).symbol.id;
-      hit.witness = walk(graph, parents, v);
-      hit.distance = parents[v].distance;
-      hits.push_back(std::move(hit));
+    while (!queue.empty()) {
+      VertexId v = queue.front();
+      queue.pop_front();
+      if (graph.vertex(v).is_test) {
+        ImpactHit hit;
+        hit.test = v;
+        hit.test_id = graph.vertex(v).symbol.id.substr(5);
+        hit.changed_symbol = graph.vertex(parents[v].source).symbol.id;
+        hit.witness = walk(graph, parents, v);
+        hit.distance = parents[v].distance;
+        hit.name_matches = parents[v].name_matches;
+        hits.push_back(std::move(hit));
+      }
+      for (const auto& edge : graph.dependents(v)) {
+        if (parents[edge.from].seen) continue;
+        if (edge.kind == frontend::EdgeKind::name_match) {
+          guessed.emplace_back(v, edge.from);
+          continue;
+        }
+        parents[edge.from] = {v, edge.kind, true, parents[v].source, parents[v].distance + 1, parents[v].name_matches};
+        queue.push_back(edge.from);
+      }
     }
-    for (const auto& edge : graph.dependents(v)) {
-      auto& p = parents[edge.from];
+    for (const auto& [v, from] : guessed) {
+      auto& p = parents[from];
       if (p.seen) continue;
-      p = {v, edge.kind, true, parents[v].source, parents[v].distance + 1};
-      queue.push_back(edge.from);
+      p = {v, frontend::EdgeKind::name_match, true, parents[v].source, parents[v].distance + 1,
+           parents[v].name_matches + 1};
+      queue.push_back(from);
     }
+    guessed.clear();
   }
   return hits;
 }
@@ -70,7 +88,7 @@ std::vector<ImpactHit> tests_reaching(const CallGraph& graph, const std::vector<
 std::vector<PathStep> dependency_path(const CallGraph& graph, VertexId from, VertexId to) {
   std::vector<Parent> parents(graph.vertex_count());
   std::deque<VertexId> queue{to};
-  parents[to] = {kNone, frontend::EdgeKind::call, true, to, 0};
+  parents[to] = {kNone, frontend::EdgeKind::call, true, to, 0, 0};
   while (!queue.empty()) {
     VertexId v = queue.front();
     queue.pop_front();
@@ -78,7 +96,7 @@ std::vector<PathStep> dependency_path(const CallGraph& graph, VertexId from, Ver
     for (const auto& edge : graph.dependents(v)) {
       auto& p = parents[edge.from];
       if (p.seen) continue;
-      p = {v, edge.kind, true, to, parents[v].distance + 1};
+      p = {v, edge.kind, true, to, parents[v].distance + 1, 0};
       queue.push_back(edge.from);
     }
   }

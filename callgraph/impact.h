@@ -22,10 +22,14 @@ struct ImpactHit {
   std::string changed_symbol;    ///< the changed symbol the witness ends at
   std::vector<PathStep> witness; ///< test first, changed symbol last; a shortest path
   int distance = 0;              ///< edges on the witness path
+  /// Name-match edges on it (unresolved calls or reads that may reach any attribute of the name);
+  /// the witness has as few as any path has.
+  int name_matches = 0;
 };
 
 /// Reverse reachability from `changed` (symbol ids; unknown ids are ignored) to every test,
-/// with one shortest witness path per test. Multi-source BFS: O(V + E).
+/// with one witness path per test: the fewest name matches, then the fewest edges. Phased
+/// multi-source BFS: O(V + E).
 std::vector<ImpactHit> tests_reaching(const CallGraph& graph, const std::vector<std::string>& changed);
 
 /// The shortest dependency path from `from` to `to`, empty when there is none.

@@ -153,8 +153,8 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
       }
     }
     for (auto& r : selected.reasons)
-      if (!(r.kind == SelectionReason::Kind::static_path && ruled_out.count(r.changed_symbol))) {
-        if (r.kind == SelectionReason::Kind::static_path && summary.has_evidence)
+      if (!(is_graph_path(r.kind) && ruled_out.count(r.changed_symbol))) {
+        if (is_graph_path(r.kind) && summary.has_evidence)
           r.text += " (no fresh evidence for it)";
         kept.push_back(std::move(r));
       }

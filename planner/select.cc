@@ -15,6 +15,7 @@ std::size_t skipped_importing_changes(const Selection& selection) {
 const char* to_string(SelectionReason::Kind kind) {
   switch (kind) {
     case SelectionReason::Kind::static_path: return "static-path";
+    case SelectionReason::Kind::name_match: return "name-match";
     case SelectionReason::Kind::evidence: return "evidence";
     case SelectionReason::Kind::rule: return "rule";
     case SelectionReason::Kind::own_file: return "own-file";
@@ -48,11 +49,29 @@ class Selector {
                 const std::string& side) {
     for (auto& hit : callgraph::tests_reaching(graph, seeds)) {
       const auto& target = graph.vertex(*graph.find(hit.changed_symbol)).symbol;
-      std::string text = "reaches " + std::string(seed_label_[hit.changed_symbol]) + " " +
-                         target.qualified_name + side + " in " + std::to_string(hit.distance) + " steps";
-      add(hit.test_id, {SelectionReason::Kind::static_path, text, hit.changed_symbol, hit.witness},
+      std::string what = std::string(seed_label_[hit.changed_symbol]) + " " + target.qualified_name + side;
+      if (hit.name_matches > 0) {
+        add(hit.test_id,
+            {SelectionReason::Kind::name_match,
+             "may reach " + what + " in " + std::to_string(hit.distance) + " steps through " + guessed_step(hit) +
+                 " on a value of unknown type",
+             hit.changed_symbol, hit.witness},
+            hit.distance);
+        continue;
+      }
+      add(hit.test_id,
+          {SelectionReason::Kind::static_path, "reaches " + what + " in " + std::to_string(hit.distance) + " steps",
+           hit.changed_symbol, hit.witness},
           hit.distance);
     }
+  }
+
+  /// "`.wait` (called in f at file:line)": the first name match of a witness, for the reason text.
+  static std::string guessed_step(const callgraph::ImpactHit& hit) {
+    for (std::size_t i = 1; i < hit.witness.size(); ++i)
+      if (hit.witness[i].symbol_id.starts_with("?.") && hit.witness[i - 1].kind_to_next == frontend::EdgeKind::name_match)
+        return "`" + hit.witness[i].symbol_id.substr(1) + "` in " + hit.witness[i - 1].display;
+    return "an unresolved attribute";
   }
 
   /// A docstring is data only for code that reads docstrings at run time: a test is selected when

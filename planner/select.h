@@ -14,7 +14,9 @@ namespace fastci::planner {
 
 /// One reason a test is in the plan.
 struct SelectionReason {
-  enum class Kind { static_path, evidence, rule, own_file, always_run, widening } kind = Kind::static_path;
+  /// name_match: the only paths pass an unresolved call or read (`x.wait()` on a value of unknown
+  /// type) that may reach every attribute of that name; the first thing fresh evidence rules out.
+  enum class Kind { static_path, name_match, evidence, rule, own_file, always_run, widening } kind = Kind::static_path;
   std::string text;                          ///< one line for reports
   std::string changed_symbol;                ///< for static_path and evidence
   std::vector<callgraph::PathStep> witness;  ///< test first, changed symbol last
@@ -59,5 +61,10 @@ struct SelectionInput {
 Selection select_tests(const SelectionInput& input);
 
 const char* to_string(SelectionReason::Kind kind);
+
+/// Whether a reason is a call-graph path, which fresh evidence may rule out.
+inline bool is_graph_path(SelectionReason::Kind kind) {
+  return kind == SelectionReason::Kind::static_path || kind == SelectionReason::Kind::name_match;
+}
 
 }  // namespace fastci::planner

@@ -71,6 +71,26 @@ TEST(Select, ChangedSymbolSelectsOnlyTestsThatReachIt) {
   EXPECT_EQ(s.skipped.size(), 2u);
 }
 
+TEST(Select, AChangeReachedOnlyThroughAnUnresolvedCallIsANameMatch) {
+  // test_smoke calls pkg.a.g, whose `handle.wait()` the resolver could not type; pkg.a.f is a
+  // method named wait: test_smoke may reach it, and says so, instead of being skipped.
+  Fixture fx;
+  fx.facts.files[0].edges = {{"py:pkg.a.g", "?.wait", EdgeKind::name_match, "pkg/a.py", 2},
+                             {"?.wait", "py:pkg.a.f", EdgeKind::name_match, "pkg/a.py", 0}};
+  fx.facts.files[2].edges = {{"py:tests.test_b.test_smoke", "py:pkg.a.g", EdgeKind::call, "tests/test_b.py", 4}};
+  ChangeSet c = change_of_f();
+  auto s = select(fx, c, default_config());
+  EXPECT_EQ(ids(s), (std::vector<std::string>{"tests/sub/test_a.py::test_f", "tests/sub/test_a.py::test_g",
+                                              "tests/test_b.py::test_smoke"}));
+  ASSERT_EQ(s.selected[0].reasons.size(), 1u);
+  EXPECT_EQ(s.selected[0].reasons[0].kind, SelectionReason::Kind::static_path);  // a resolved call wins
+  const auto& guessed = s.selected[2].reasons.at(0);
+  EXPECT_EQ(guessed.kind, SelectionReason::Kind::name_match);
+  EXPECT_STREQ(to_string(guessed.kind), "name-match");
+  EXPECT_NE(guessed.text.find("`.wait` in pkg.a.g"), std::string::npos) << guessed.text;
+  EXPECT_TRUE(is_graph_path(guessed.kind));
+}
+
 TEST(Select, OwnFileAlwaysRunAndFolderWidening) {
   Fixture fx;
   ChangeSet c;

@@ -191,13 +191,39 @@ class Linker {
     }
   }
 
-  /// "?.x" placeholders (unresolved reads of `.x`) depend on every class attribute named x.
+  /// `x.name(...)` on a value the resolver cannot type (a parameter, a factory's or a container's
+  /// result) may call any method of that name: a `name-match` edge to the "?.name" placeholder,
+  /// which selection follows last and evidence rules out first. A receiver the resolver does know
+  /// (a repository class, a module, an external library value) is trusted: its answer stands.
+  void link_unresolved_call(const std::string& from, const RawReference& reference, int g) {
+    auto parts = components(reference.text);
+    if (parts.size() < 2 || !plain_name(parts.back())) return;
+    std::string receiver = parts[0];
+    for (std::size_t k = 1; k + 1 < parts.size(); ++k) receiver += "." + parts[k];
+    if (!resolver_.resolve(receiver, g).empty()) return;
+    add(from, "?." + parts.back(), EdgeKind::name_match, reference.line);
+    name_matched_.insert(parts.back());
+  }
+
+  /// "?.x" placeholders (unresolved reads and calls of `.x`) depend on every class attribute and
+  /// every method named x.
   void link_name_matches() {
-    for (const auto& name : name_matched_)
-      for (const auto& [m, id] : class_variables_[name]) {
-        module_ = m;
-        add("?." + name, id, EdgeKind::name_match, 0);
-      }
+    std::unordered_map<std::string, std::vector<std::pair<int, std::string>>> methods;
+    for (std::size_t m = 0; m < modules_.size(); ++m) {
+      const auto& scopes = modules_[m].scopes;
+      for (std::size_t s = 1; s < scopes.size(); ++s)
+        if (scopes[s].kind == Scope::Kind::function && scopes[scopes[s].parent].kind == Scope::Kind::class_ &&
+            name_matched_.count(scopes[s].name))
+          methods[scopes[s].name].push_back(
+              {static_cast<int>(m), resolver_.symbol_id(resolver_.global(static_cast<int>(m), static_cast<int>(s)))});
+    }
+    for (const auto& name : name_matched_) {
+      for (const auto* targets : {&class_variables_[name], &methods[name]})
+        for (const auto& [m, id] : *targets) {
+          module_ = m;
+          add("?." + name, id, EdgeKind::name_match, 0);
+        }
+    }
   }
 
   void add(const std::string& from, const std::string& to, EdgeKind kind, int line) {
@@ -330,7 +356,10 @@ class Linker {
       std::erase_if(targets, [](const auto& t) { return t.first.starts_with("?"); });
       if (targets.empty()) return;
     }
-    if (targets.empty()) targets.emplace_back("?" + reference.text, EdgeKind::call);
+    if (targets.empty()) {
+      targets.emplace_back("?" + reference.text, EdgeKind::call);
+      link_unresolved_call(from, reference, g);
+    }
     for (const auto& [to, kind] : targets) {
       add(from, to, kind, reference.line);
       if (reference.kind == EdgeKind::decorates && reference.decorated >= 0)

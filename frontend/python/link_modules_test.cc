@@ -155,6 +155,20 @@ TEST_F(LinkingFixture, CallableInstancesReceiveTheirArguments) {
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Applier.__call__", p + "pkg.util.helper_fn", EdgeKind::call));
 }
 
+TEST_F(LinkingFixture, UnresolvedCallsMayReachEveryMethodOfTheirName) {
+  // handle.wait() on an untyped parameter: a name match to every method called wait.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.work.sync", "?.wait", EdgeKind::name_match));
+  EXPECT_TRUE(has_edge(*facts_, "?.wait", p + "pkg.work.Work.wait", EdgeKind::name_match));
+  EXPECT_FALSE(has_edge(*facts_, p + "pkg.work.sync", p + "pkg.work.Work.wait", EdgeKind::call));
+  // An attribute read on an untyped value matches class attributes of that name.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.work.sync", "?.retries", EdgeKind::name_match));
+  EXPECT_TRUE(has_edge(*facts_, "?.retries", p + "pkg.work.Config.retries=", EdgeKind::name_match));
+  // A receiver the resolver types (a repository class, a library value) is not guessed about.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.work.sync_known", p + "pkg.work.Work.wait", EdgeKind::call));
+  EXPECT_FALSE(has_edge(*facts_, p + "pkg.work.sync_known", "?.wait", EdgeKind::name_match));
+  EXPECT_FALSE(has_edge(*facts_, p + "pkg.work.sync_external", "?.wait", EdgeKind::name_match));
+}
+
 TEST_F(LinkingFixture, NoCallIsDropped) {
   // Every call reference becomes at least one edge.
   auto root = testing::source_root();
