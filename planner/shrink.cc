@@ -5,6 +5,7 @@
 #include "planner/evidence_select.h"
 #include "planner/workload/megatron_plan.h"
 #include "planner/workload/propose.h"
+#include "util/data_dir.h"
 
 namespace fastci::planner {
 namespace {
@@ -67,7 +68,7 @@ util::Result<std::map<std::string, ShrinkDecision>> decide_shrinks(const std::ve
     if (!runs.ok()) return runs.error();
     if (runs->empty()) continue;
     if (!data) {
-      auto loaded = workload::load_workload_data(FASTCI_WORKLOAD_DATA_DIR);
+      auto loaded = workload::load_workload_data(util::data_dir(util::workload_data()).string());
       if (!loaded) return loaded.error();
       data = std::move(*loaded);
     }

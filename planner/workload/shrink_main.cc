@@ -9,6 +9,7 @@
 #include "planner/workload/deepspeed_inventory.h"
 #include "planner/workload/megatron_plan.h"
 #include "planner/workload/propose.h"
+#include "util/data_dir.h"
 #include "util/file.h"
 #include "planner/workload/report.h"
 
@@ -101,7 +102,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Propose shrunk workloads for Megatron-LM functional tests, with reasons, constraints and cost"};
   std::vector<std::string> configs;
   std::string megatron_dir;
-  std::string data_dir = FASTCI_WORKLOAD_DATA_DIR;
+  std::string data_dir = fastci::util::data_dir(fastci::util::workload_data()).string();
   std::string format = "markdown";
   std::string mode = "differential";
   bool all = false;
