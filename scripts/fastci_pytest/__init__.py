@@ -8,7 +8,7 @@ The hooks here import the pytest side lazily: worker processes import this packa
 sitecustomize and must not pay for importing pytest.
 """
 
-__version__ = "0.1"
+from ._version import VERSION as __version__  # fastci's, from its CMakeLists.txt
 
 
 def pytest_addoption(parser):

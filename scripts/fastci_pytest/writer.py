@@ -9,8 +9,10 @@ import socket
 import sys
 import threading
 
+from ._version import VERSION
+
 SCHEMA = 1
-COLLECTOR = "fastci_pytest 0.1"
+COLLECTOR = "fastci_pytest " + VERSION
 
 
 def utc_now():

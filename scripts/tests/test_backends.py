@@ -8,14 +8,20 @@ import sys
 import pytest
 
 from evidence_schema import read_file
+from plugin_under_test import INSTALLED, python_path
 
 SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURE = os.path.join(os.path.dirname(SCRIPTS), "tests", "fixtures", "pytest_plugin")
 
 
 def interpreters():
-    """sys.executable plus other CPythons 3.9+ on PATH or under pyenv (skipped where absent)."""
+    """sys.executable plus other CPythons 3.9+ on PATH or under pyenv (skipped where absent).
+
+    Only sys.executable when the plugin under test is pip-installed: the others have no copy of it.
+    """
     found = {sys.executable}
+    if INSTALLED:
+        return [("%d.%d" % sys.version_info[:2], sys.executable)]
     roots = [os.path.expanduser("~/.pyenv/versions"), os.environ.get("PYENV_ROOT", "") + "/versions"]
     for root in roots:
         found.update(glob.glob(os.path.join(root, "3.*", "bin", "python3")))
@@ -42,7 +48,7 @@ CASES = [(version, path, backend) for version, path in interpreters()
 
 @pytest.mark.parametrize("version,python,backend", CASES, ids=["%s-%s" % (c[0], c[2]) for c in CASES])
 def test_backend_records_contexts(tmp_path, version, python, backend):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([SCRIPTS, FIXTURE]), PYTHONDONTWRITEBYTECODE="1")
+    env = dict(os.environ, PYTHONPATH=python_path(FIXTURE), PYTHONDONTWRITEBYTECODE="1")
     env.pop("FASTCI_WORKER_CONFIG", None)
     result = subprocess.run([python, os.path.join(SCRIPTS, "tests", "backend_driver.py"), str(tmp_path), FIXTURE,
                              backend], capture_output=True, text=True, env=env, timeout=300)

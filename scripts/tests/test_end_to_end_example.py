@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+from plugin_under_test import environment as plugin_environment
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("FASTCI_BUILD_DIR", os.path.join(ROOT, "build"))
 ANALYZE = os.path.join(BUILD, "cli", "fastci-analyze")
@@ -26,7 +28,7 @@ def run(*args, cwd=None, env=None):
     return done.stdout
 
 
-PLUGIN_ENV = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "scripts"))
+PLUGIN_ENV = plugin_environment()
 
 
 def example_with_evidence(tmp_path):

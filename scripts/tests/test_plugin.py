@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from evidence_schema import read_file
+from plugin_under_test import environment as plugin_environment, fastci_version, python_path
 from test_backends import interpreters
 
 SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -30,8 +31,7 @@ def copy_fixture(destination, commit=True):
 
 
 def run_pytest(project, evidence, *arguments, python=None, environment=None):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = SCRIPTS
+    env = plugin_environment()
     env.pop("FASTCI_WORKER_CONFIG", None)
     env.pop("FASTCI_COMMIT", None)
     env.update(environment or {})
@@ -79,7 +79,7 @@ def pythons():
         newer = [(v, p) for v, p in interpreters() if tuple(map(int, v.split("."))) >= (3, 12)]
         if newer:
             import site
-            borrowed = os.pathsep.join([SCRIPTS] + site.getsitepackages())
+            borrowed = python_path(*site.getsitepackages())
             env = {"PYTHONPATH": borrowed, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
             found.append(pytest.param((newer[0][1], env), id="python" + newer[0][0]))
     return found
@@ -102,7 +102,7 @@ def test_every_file_matches_the_format_and_is_published(suite):
     assert not glob.glob(os.path.join(evidence.directory, ".*.tmp"))
     for records in evidence.files.values():
         assert records[0]["commit"] == commit
-        assert records[0]["collector"] == "fastci_pytest 0.1"
+        assert records[0]["collector"] == "fastci_pytest " + fastci_version()
 
 
 def test_outcomes(suite):
@@ -279,7 +279,7 @@ def test_ids_are_named_from_the_repository_root_when_rootdir_is_a_subfolder(tmp_
     (project / "tests" / "pytest.ini").write_text("[pytest]\n")
     evidence = tmp_path / "evidence"
     result = run_pytest(project / "tests", evidence, "test_layers.py::test_block",
-                        environment={"PYTHONPATH": SCRIPTS + os.pathsep + str(project)})
+                        environment={"PYTHONPATH": python_path(project)})
     assert result.returncode == 0, result.stdout
     run = Evidence(str(evidence))
     assert sorted(run.tests) == ["tests/test_layers.py::test_block[Precision.FULL]",

@@ -12,13 +12,15 @@ import sys
 
 import pytest
 
+from plugin_under_test import environment as plugin_environment
+
 from test_plugin import copy_fixture
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("FASTCI_BUILD_DIR", os.path.join(ROOT, "build"))
 ANALYZE = os.path.join(BUILD, "cli", "fastci-analyze")
 FASTCI = os.path.join(BUILD, "cli", "fastci")
-PLUGIN_ENV = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "scripts"))
+PLUGIN_ENV = plugin_environment()
 FORK = "tests/test_distributed.py::TestRanks::test_process_fork"  # world_size 4 by its mark
 POOL = "tests/test_distributed.py::TestRanks::test_pool[spawn]"   # world_size 2 by its class
 
