@@ -101,6 +101,12 @@ int main(int argc, char** argv) {
   app.add_option("--repo", repository, "repository to analyse")->capture_default_str();
   app.add_option("--base", options.base, "base ref (the target branch)")->capture_default_str();
   app.add_option("--head", options.head, "head ref (the change)")->capture_default_str();
+  std::string diff = "merge-base";
+  app.add_option("--diff", diff,
+                 "merge-base: the change is merge-base(base, head)..head, as a pull request shows it; "
+                 "tree: everything that differs between the two trees")
+      ->check(CLI::IsMember({"merge-base", "tree"}))
+      ->capture_default_str();
   app.add_option("--out", outputs.plan, "plan JSON to write")->capture_default_str();
   app.add_option("--report", outputs.report, "Markdown report to write");
   app.add_option("--html", outputs.html, "HTML report with the impact graph to write");
@@ -161,6 +167,7 @@ int main(int argc, char** argv) {
     }
     outputs.emit = *format;
   }
+  options.diff = diff == "tree" ? planner::DiffMode::tree : planner::DiffMode::merge_base;
   options.use_evidence = !no_evidence;
   options.repository = repository;
   options.state_dir = state_dir;

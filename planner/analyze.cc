@@ -183,16 +183,20 @@ util::Result<Config> load_config(const GitRepository& repo, const std::string& c
   return default_config();
 }
 
+const char* to_string(DiffMode mode) { return mode == DiffMode::tree ? "tree" : "merge-base"; }
+
 util::Result<Plan> analyze(const AnalyzeOptions& options) {
   auto start = Clock::now();
   auto repo = GitRepository::open(options.repository);
   if (!repo.ok()) return repo.error();
-  auto base = (*repo)->resolve(options.base);
-  if (!base.ok()) return base.error();
+  auto target = (*repo)->resolve(options.base);
+  if (!target.ok()) return target.error();
   auto head = (*repo)->resolve(options.head);
   if (!head.ok()) return head.error();
-  // The configuration comes from the base commit: a pull request cannot narrow its own selection.
-  auto config = load_config(**repo, *base);
+  auto base = options.diff == DiffMode::merge_base ? (*repo)->merge_base(*target, *head) : target;
+  if (!base.ok()) return base.error();
+  // The configuration comes from the target branch: a pull request cannot narrow its own selection.
+  auto config = load_config(**repo, *target);
   if (!config.ok()) return config.error();
   auto diffs = (*repo)->diff(*base, *head);
   if (!diffs.ok()) return diffs.error();
@@ -215,6 +219,8 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
     return status.error();
   Plan plan;
   plan.repository = std::filesystem::absolute(options.repository).lexically_normal().string();
+  plan.base_ref_commit = *target;
+  plan.diff_mode = to_string(options.diff);
   plan.config_source = config->source;
   plan.timing.index_seconds = seconds_since(index_start);
   plan.timing.link_seconds = head_index->index.link_seconds;

@@ -16,10 +16,20 @@
 namespace fastci::planner {
 
 /// What fastci-analyze was asked to do.
+/// What the change is: a pull request's own commits (from where it left the target branch), or
+/// whatever differs between the two trees.
+enum class DiffMode { merge_base, tree };
+
+/// "merge-base" or "tree".
+const char* to_string(DiffMode mode);
+
 struct AnalyzeOptions {
   std::filesystem::path repository = ".";
   std::string base = "HEAD~1";
   std::string head = "HEAD";
+  /// merge_base: the change is merge-base(base, head)..head, so a branch behind its target does
+  /// not carry the target's newer commits into its change set.
+  DiffMode diff = DiffMode::merge_base;
   std::filesystem::path state_dir;  ///< index cache folder; default <repository>/.fastci
   bool use_cache = true;
   unsigned threads = 2;

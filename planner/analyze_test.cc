@@ -9,6 +9,7 @@
 #include <set>
 
 #include "planner/analyze.h"
+#include "planner/git_repository.h"
 #include "planner/plan_json.h"
 #include "planner/report.h"
 
@@ -98,6 +99,64 @@ TEST(Analyze, UnknownRefsAreClearErrors) {
   auto not_repo = analyze(options_for(temp_dir("not_a_repo"), "a", "b"));
   ASSERT_FALSE(not_repo.ok());
   EXPECT_NE(not_repo.error().message.find("not a git repository"), std::string::npos);
+}
+
+/// The example with a target branch that moved on after the change branched off: `target` edits
+/// minifw/attention.py, which the change never touched.
+fs::path moved_target_repo() {
+  auto dir = temp_dir("analyze_pr");
+  EXPECT_EQ(sh(std::string(FASTCI_SOURCE_DIR) + "/scripts/make_example_repo.sh " + dir.string() + " >/dev/null"), 0);
+  std::string git = "cd " + dir.string() + " && git -c user.name=t -c user.email=t@t ";
+  EXPECT_EQ(sh(git + "checkout -q -b target base"), 0);
+  std::ofstream(dir / "minifw/attention.py", std::ios::app) << "\n\ndef scaled(x):\n    return x * 2\n";
+  EXPECT_EQ(sh(git + "commit -qam 'target moves on' && git checkout -q change"), 0);
+  return dir;
+}
+
+std::set<std::string> changed_files(const Plan& plan) {
+  std::set<std::string> out;
+  for (const auto& f : plan.changes.files) out.insert(f.path);
+  return out;
+}
+
+TEST(Analyze, APullRequestBehindItsTargetIsItsOwnCommitsOnly) {
+  auto repo = moved_target_repo();
+  auto pr = analyze(options_for(repo, "target", "change"));
+  ASSERT_TRUE(pr.ok()) << pr.error().to_string();
+  EXPECT_EQ(changed_files(*pr), std::set<std::string>{"minifw/moe/router.py"});
+  EXPECT_EQ(pr->diff_mode, "merge-base");
+  auto base_tag = *(*GitRepository::open(repo))->resolve("base");
+  EXPECT_EQ(pr->changes.base, base_tag);  // where the branch left the target
+  EXPECT_NE(pr->base_ref_commit, base_tag);
+  auto json = plan_to_json(*pr);
+  EXPECT_EQ(json["base"], base_tag);
+  EXPECT_EQ(json["base_ref"], pr->base_ref_commit);
+
+  auto o = options_for(repo, "target", "change");
+  o.diff = DiffMode::tree;
+  auto tree = analyze(o);
+  ASSERT_TRUE(tree.ok()) << tree.error().to_string();
+  EXPECT_EQ(changed_files(*tree), (std::set<std::string>{"minifw/attention.py", "minifw/moe/router.py"}));
+  EXPECT_EQ(tree->changes.base, tree->base_ref_commit);
+}
+
+TEST(Analyze, AShallowCloneNamesTheMissingCommitAndTheFetch) {
+  auto repo = moved_target_repo();
+  auto shallow = temp_dir("analyze_shallow");
+  ASSERT_EQ(sh("git clone -q --depth 1 --branch change file://" + repo.string() + " " + shallow.string() +
+               " 2>/dev/null"),
+            0);
+  auto missing = analyze(options_for(shallow, "origin/target", "HEAD"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("unknown ref 'origin/target'"), std::string::npos);
+  EXPECT_NE(missing.error().message.find("git fetch --deepen=200 origin target"), std::string::npos)
+      << missing.error().message;
+  // The target's tip fetched alone: both commits exist, their common ancestor does not.
+  ASSERT_EQ(sh("cd " + shallow.string() + " && git fetch -q --depth 1 origin target:refs/remotes/origin/target"), 0);
+  auto cut = analyze(options_for(shallow, "origin/target", "HEAD"));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.error().message.find("no common ancestor"), std::string::npos) << cut.error().message;
+  EXPECT_NE(cut.error().message.find("shallow"), std::string::npos) << cut.error().message;
 }
 
 /// A repository whose head commit holds every kind of bad input at once.

@@ -129,12 +129,35 @@ std::filesystem::path GitRepository::work_tree() const {
 util::Result<std::string> GitRepository::resolve(const std::string& ref) const {
   if (ref.empty() || ref.front() == '-') return util::Error{"invalid ref '" + ref + "'"};
   Object object;
-  if (git_revparse_single(object.out(), repo_, ref.c_str()) != 0)
-    return git_failure("unknown ref '" + ref + "'");
+  if (git_revparse_single(object.out(), repo_, ref.c_str()) != 0) {
+    util::Error error = git_failure("unknown ref '" + ref + "'");
+    // CI checkouts fetch one commit by default: the target branch is simply not there.
+    if (is_shallow()) {
+      std::string branch = ref.starts_with("origin/") ? ref.substr(7) : ref;
+      error.message += "; the clone is shallow: fetch it first (`git fetch --deepen=200 origin " + branch +
+                       "`, or a checkout with fetch-depth: 0)";
+    }
+    return error;
+  }
   Object commit;
   if (git_object_peel(commit.out(), object.ptr, GIT_OBJECT_COMMIT) != 0)
     return git_failure("ref '" + ref + "' does not name a commit");
   return oid_hex(git_object_id(commit.ptr));
+}
+
+bool GitRepository::is_shallow() const { return git_repository_is_shallow(repo_) == 1; }
+
+util::Result<std::string> GitRepository::merge_base(const std::string& a, const std::string& b) const {
+  git_oid one, two, out;
+  if (git_oid_fromstr(&one, a.c_str()) != 0) return git_failure("not a commit id '" + a + "'");
+  if (git_oid_fromstr(&two, b.c_str()) != 0) return git_failure("not a commit id '" + b + "'");
+  if (git_merge_base(&out, repo_, &one, &two) == 0) return oid_hex(&out);
+  std::string what = "no common ancestor of " + a.substr(0, 12) + " and " + b.substr(0, 12);
+  if (is_shallow())
+    return util::Error{what + ": the clone is shallow; fetch the history both share (e.g. `git fetch "
+                       "--unshallow`, or `git fetch --deepen=200 origin <target branch>`), or pass --diff=tree "
+                       "to diff the two trees directly"};
+  return git_failure(what + " (unrelated histories; --diff=tree diffs the two trees directly)");
 }
 
 util::Result<std::vector<TreeFile>> GitRepository::list_files(const std::string& commit) const {

@@ -48,6 +48,11 @@ class GitRepository {
 
   /// Full commit id for a ref, tag, branch or abbreviated id; fails naming the ref.
   util::Result<std::string> resolve(const std::string& ref) const;
+  /// The best common ancestor of two commits: where a pull request's branch left its target.
+  /// Fails naming both commits, and the fetch that fixes it in a shallow clone.
+  util::Result<std::string> merge_base(const std::string& a, const std::string& b) const;
+  /// Whether the clone is shallow (history cut off; CI checkouts often are).
+  bool is_shallow() const;
   /// Every blob of the commit's tree (submodules skipped).
   util::Result<std::vector<TreeFile>> list_files(const std::string& commit) const;
   /// Contents of a blob by id.

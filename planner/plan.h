@@ -38,6 +38,8 @@ struct CollectionCheck {
 /// Everything fastci-analyze decided for one change.
 struct Plan {
   std::string repository;
+  std::string base_ref_commit;  ///< what --base resolved to; changes.base is where the diff starts
+  std::string diff_mode;        ///< "merge-base" or "tree"
   ChangeSet changes;
   Selection selection;
   std::vector<frontend::Diagnostic> diagnostics;  ///< problems met while indexing

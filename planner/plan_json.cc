@@ -127,6 +127,8 @@ json plan_to_json(const Plan& plan) {
       {"repository", plan.repository},
       {"base", plan.changes.base},
       {"head", plan.changes.head},
+      {"base_ref", plan.base_ref_commit},
+      {"diff", plan.diff_mode},
       {"config", plan.config_source},
       {"evidence", plan.evidence_store},
       {"prune", to_string(plan.options.prune)},
