@@ -27,6 +27,5 @@ if [ -d "$root/scripts/tests" ]; then
   # The checkout's plugin first on the path, also ahead of a pip-installed copy's pytest11 entry point.
   PYTHONPATH="$root/scripts" "$build/venv/bin/python" -m pytest -q "$root/scripts/tests"
   # Then the plugin as users get it: pip-installed into the venv, the suite run against that copy.
-  "$build/venv/bin/python" -m pip install --quiet --disable-pip-version-check "$root/scripts/fastci_pytest"
-  FASTCI_PYTEST_INSTALLED=1 "$build/venv/bin/python" -m pytest -q -p no:cacheprovider "$root/scripts/tests"
+  FASTCI_BUILD_DIR="$build" "$root/scripts/check_plugin_pythons.sh" --venv "$build/venv"
 fi
