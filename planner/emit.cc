@@ -57,20 +57,56 @@ std::vector<Shard> make_shards(const Plan& plan, int shards_per_class) {
 
 namespace {
 
-std::string pytest_args(const Plan& plan) {
-  // One argument per line: pytest reads it with `python -m pytest @FILE`, no shell involved.
-  std::string out;
-  for (const auto& e : plan.prioritized.ordered) out += e.selected.test.id + "\n";
+std::string json_text(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+/// The plan's entries of one shard, in shard order.
+std::vector<const PlanEntry*> entries_of(const Plan& plan, const Shard& shard) {
+  std::map<std::string, const PlanEntry*> by_id;
+  for (const auto& e : plan.prioritized.ordered) by_id.emplace(e.selected.test.id, &e);
+  std::vector<const PlanEntry*> out;
+  for (const auto& id : shard.tests)
+    if (auto it = by_id.find(id); it != by_id.end()) out.push_back(it->second);
   return out;
 }
 
+std::vector<const PlanEntry*> all_entries(const Plan& plan) {
+  std::vector<const PlanEntry*> out;
+  for (const auto& e : plan.prioritized.ordered) out.push_back(&e);
+  return out;
+}
+
+/// One argument per line for `python -m pytest @FILE` (argparse's file syntax: no shell, each line
+/// one argument); a newline in an id would split it, so it is written escaped, as pytest writes ids.
+std::string argument_line(const std::string& word) {
+  std::string out;
+  for (char c : word) out += c == '\n' ? std::string("\\n") : c == '\r' ? std::string("\\r") : std::string(1, c);
+  return out + "\n";
+}
+
+std::string pytest_args(const Plan& plan) {
+  auto entries = all_entries(plan);
+  // No arguments would make pytest run the whole suite: an empty plan ignores every path instead
+  // (pytest then reports "no tests ran" and exits 5).
+  if (entries.empty()) return "--ignore-glob=*\n";
+  std::string out;
+  for (const auto& word : pytest_arguments(entries)) out += argument_line(word);
+  return out;
+}
+
+/// GitHub Actions step outputs (`>> "$GITHUB_OUTPUT"`): has_tests, and the matrix whose entries
+/// carry each shard's pytest arguments as a list, for the job to pass through the environment
+/// (`env: ARGS: ${{ toJSON(matrix.args) }}`), never through the shell.
 std::string github_matrix(const Plan& plan, int shards) {
   nlohmann::json include = nlohmann::json::array();
   int n = 0;
   for (const auto& s : make_shards(plan, shards))
     include.push_back({{"shard", ++n}, {"gpus", s.gpus}, {"tests", s.tests},
+                       {"args", pytest_arguments(entries_of(plan, s))},
                        {"predicted_seconds", static_cast<int>(s.predicted_seconds)}});
-  return nlohmann::json{{"include", include}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return std::string("has_tests=") + (include.empty() ? "false" : "true") + "\nmatrix=" +
+         json_text(nlohmann::json{{"include", include}}) + "\n";
 }
 
 std::string gitlab_pipeline(const Plan& plan, int shards) {
@@ -80,17 +116,17 @@ std::string gitlab_pipeline(const Plan& plan, int shards) {
   auto all = make_shards(plan, shards);
   if (all.empty()) {
     // GitLab rejects an empty pipeline: one job says there is nothing to run.
-    out << "\nfastci-nothing-to-run:\n  stage: test\n  script:\n    - " << nlohmann::json("echo 'fastci: no test is affected'").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-        << "\n";
+    out << "\nfastci-nothing-to-run:\n  stage: test\n  script:\n    - "
+        << json_text("echo 'fastci: no test is affected'") << "\n";
     return out.str();
   }
   int n = 0;
   for (const auto& s : all) {
     std::string command = "python -m pytest";
-    for (const auto& t : s.tests) command += " " + shell_quote(t);
+    for (const auto& word : pytest_arguments(entries_of(plan, s))) command += " " + shell_quote(word);
+    // JSON strings are YAML double-quoted scalars: quotes, newlines and YAML specials stay text.
     out << "\nfastci-shard-" << ++n << ":\n  stage: test\n  variables:\n    FASTCI_GPUS: "
-        << nlohmann::json(std::to_string(s.gpus)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n  script:\n    - " << nlohmann::json(command).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-        << "\n";
+        << json_text(std::to_string(s.gpus)) << "\n  script:\n    - " << json_text(command) << "\n";
   }
   return out.str();
 }

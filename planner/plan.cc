@@ -2,8 +2,27 @@
 
 namespace fastci::planner {
 
-std::vector<std::string> test_command(const frontend::Test& test) {
-  return {"python", "-m", "pytest", test.id};
+std::vector<std::string> pytest_arguments(const std::vector<const PlanEntry*>& entries) {
+  std::vector<std::string> out;
+  for (const auto* e : entries) {
+    auto it = e->overrides.find("pytest");
+    if (it == e->overrides.end()) continue;
+    // The override is an option of fastci's pytest plugin (pip-installed, or on PYTHONPATH).
+    if (out.empty()) out = {"-p", "fastci_pytest"};
+    out.push_back(it->second);
+  }
+  // An id that starts like an option or an argument file must not be read as one.
+  for (const auto* e : entries) {
+    const std::string& id = e->selected.test.id;
+    out.push_back(id.starts_with("-") || id.starts_with("@") ? "./" + id : id);
+  }
+  return out;
+}
+
+std::vector<std::string> entry_command(const PlanEntry& entry) {
+  std::vector<std::string> out = {"python", "-m", "pytest"};
+  for (auto& word : pytest_arguments({&entry})) out.push_back(std::move(word));
+  return out;
 }
 
 std::vector<std::string> CollectionCheck::command() const {

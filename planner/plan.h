@@ -55,7 +55,11 @@ struct Plan {
   bool widened() const { return !changes.widenings.empty(); }
 };
 
-/// The command that runs one test (pytest node ids: `python -m pytest ID`).
-std::vector<std::string> test_command(const frontend::Test& test);
+/// pytest arguments that run `entries` the way the plan says: once fastci's plugin where a
+/// workload override needs it, every override, then the ids. plan.json and every emitter use it.
+std::vector<std::string> pytest_arguments(const std::vector<const PlanEntry*>& entries);
+
+/// The command that runs one planned test, its overrides included.
+std::vector<std::string> entry_command(const PlanEntry& entry);
 
 }  // namespace fastci::planner

@@ -80,12 +80,9 @@ json plan_to_json(const Plan& plan) {
   for (const auto& e : p.ordered) {
     json entry = test_json(e.selected.test);
     entry["gpus"] = e.gpus;
-    entry["command"] = test_command(e.selected.test);
+    entry["command"] = entry_command(e);
     entry["overrides"] = e.overrides;
     if (!e.shrink_reason.empty()) {
-      // the override is an option of fastci's pytest plugin (scripts/fastci_pytest on PYTHONPATH)
-      for (const char* word : {"-p", "fastci_pytest"}) entry["command"].push_back(word);
-      entry["command"].push_back(e.overrides.at("pytest"));
       entry["shrink"] = {{"reason", e.shrink_reason}, {"mode", e.shrink_mode}, {"full_seconds", e.full_seconds},
                          {"full_gpus", e.full_gpus}};
     }
