@@ -12,6 +12,7 @@
 #include "planner/analyze.h"
 #include "planner/replay.h"
 #include "planner/replay_scale.h"
+#include "planner/tune.h"
 #include "util/file.h"
 
 namespace {
@@ -91,8 +92,25 @@ int graph_dot(const std::string& repository, const std::string& rev, const std::
   return cli::kSuccess;
 }
 
+/// Reads `--weights FILE` into `weights`; false (with the reason printed) when it cannot.
+bool read_weights(const char* command, const std::string& file, planner::RiskWeights& weights) {
+  if (file.empty()) return true;
+  auto text = util::read_file(file);
+  if (!text.ok()) {
+    std::cerr << command << ": --weights: " << text.error().to_string() << "\n";
+    return false;
+  }
+  auto parsed = planner::RiskWeights::from_json(*text);
+  if (!parsed.ok()) {
+    std::cerr << command << ": " << file << ": " << parsed.error().message << "\n";
+    return false;
+  }
+  weights = *parsed;
+  return true;
+}
+
 int replay_history(const std::string& file, const std::vector<std::string>& names, const std::string& state_dir,
-                   unsigned threads, const std::string& json_file) {
+                   unsigned threads, const std::string& json_file, const std::string& weights_file) {
   std::vector<planner::ReplayStrategy> strategies;
   for (const auto& name : names) {
     auto strategy = planner::replay_strategy_named(name);
@@ -111,6 +129,7 @@ int replay_history(const std::string& file, const std::vector<std::string>& name
   planner::ReplayOptions options;
   options.state_dir = state_dir;
   options.threads = threads;
+  if (!read_weights("fastci replay", weights_file, options.weights)) return cli::kInputError;
   auto reports = planner::replay(*history, strategies, options);
   if (!reports.ok()) {
     std::cerr << "fastci replay: " << reports.error().to_string() << "\n";
@@ -124,6 +143,32 @@ int replay_history(const std::string& file, const std::vector<std::string>& name
       return cli::kInputError;
     }
   }
+  return cli::kSuccess;
+}
+
+int tune_weights(const std::string& file, const std::string& state_dir, unsigned threads, const std::string& out_file) {
+  auto history = planner::load_history(file);
+  if (!history.ok()) {
+    std::cerr << "fastci tune: " << history.error().to_string() << "\n";
+    return cli::kInputError;
+  }
+  planner::ReplayOptions options;
+  options.state_dir = state_dir;
+  options.threads = threads;
+  auto result = planner::tune(*history, options);
+  if (!result.ok()) {
+    std::cerr << "fastci tune: " << result.error().to_string() << "\n";
+    return cli::kInputError;
+  }
+  std::cout << planner::format_tune(*result);
+  // Too few failures: the defaults are written, so that a pipeline passing --weights keeps working.
+  auto written = util::write_file_atomically(out_file, result->weights.to_json() + "\n");
+  if (!written.ok()) {
+    std::cerr << "fastci tune: --out: " << written.error().to_string() << "\n";
+    return cli::kInputError;
+  }
+  std::cout << "\nwrote " << (result->fitted ? "the fitted" : "the default") << " weights to " << out_file
+            << " (fastci-analyze --weights " << out_file << ")\n";
   return cli::kSuccess;
 }
 
@@ -228,6 +273,19 @@ int main(int argc, char** argv) {
   replay_cmd->add_option("--state-dir", state_dir, "index cache folder (default REPOSITORY/.fastci)");
   replay_cmd->add_option("--threads", threads, "parser threads")->capture_default_str();
   replay_cmd->add_option("--json", replay_json, "also write every strategy's totals as JSON to FILE (docs/replay.md)");
+  std::string replay_weights;
+  replay_cmd->add_option("--weights", replay_weights, "risk weights JSON for the fastci strategies (written by `fastci tune`)")
+      ->check(CLI::ExistingFile);
+
+  std::string tune_history, tune_out = "risk-weights.json";
+  auto* tune_cmd = app.add_subcommand("tune", "fit the risk weights on a recorded history (docs/risk.md)");
+  tune_cmd->add_option("--history", tune_history, "history.json (format fastci-history/1, docs/replay.md)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  tune_cmd->add_option("--out", tune_out, "where to write the weights JSON that fastci-analyze --weights reads")
+      ->capture_default_str();
+  tune_cmd->add_option("--state-dir", state_dir, "index cache folder (default REPOSITORY/.fastci)");
+  tune_cmd->add_option("--threads", threads, "parser threads")->capture_default_str();
 
   try {
     app.parse(argc, argv);
@@ -247,8 +305,9 @@ int main(int argc, char** argv) {
         std::cerr << "fastci replay: --history FILE or --pytorch-ci DIR is required\n";
         return cli::kUsageError;
       }
-      return replay_history(history_file, strategy_names, state_dir, threads, replay_json);
+      return replay_history(history_file, strategy_names, state_dir, threads, replay_json, replay_weights);
     }
+    if (tune_cmd->parsed()) return tune_weights(tune_history, state_dir, threads, tune_out);
   } catch (const std::exception& e) {
     std::cerr << "fastci: internal error: " << e.what() << "\n";
     return cli::kInternalError;

@@ -115,6 +115,9 @@ Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest
     e.full_gpus = e.gpus;
     if (options.shrinks)
       if (auto it = options.shrinks->find(s.test.id); it != options.shrinks->end()) apply_shrink(it->second, e);
+    if (options.failure_classes)
+      if (auto it = options.failure_classes->find(s.test.id); it != options.failure_classes->end())
+        e.failure_class = it->second;
     e.features = features_of(s, evidence_of(s.test.id), changed, changed_lines);
     e.risk = risk_score(e.features, options.weights);
     risks.push_back(e.risk);
@@ -133,6 +136,10 @@ Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest
   }
   if (options.order_by_risk) {
     auto order = order_by_risk_per_cost(risks, gpu_seconds);
+    // A known-failing or flaky test's failure says nothing about the change: its lane runs last.
+    std::stable_partition(order.begin(), order.end(), [&](std::size_t i) {
+      return out.ordered[i].failure_class.kind == FailureClass::none;
+    });
     std::vector<PlanEntry> sorted;
     for (auto i : order) sorted.push_back(std::move(out.ordered[i]));
     out.ordered = std::move(sorted);
@@ -144,7 +151,7 @@ Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest
     std::vector<PlanEntry> within;
     for (auto& e : out.ordered) {
       fitted.push_back({e.selected.test.id, e.gpus, e.predicted_seconds});
-      if (schedule_in_order(fitted, options.cluster_gpus).makespan_seconds <= options.budget_seconds) {
+      if (schedule_ranked(fitted, options.cluster_gpus).makespan_seconds <= options.budget_seconds) {
         within.push_back(std::move(e));
       } else {
         fitted.pop_back();
@@ -167,8 +174,8 @@ Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest
     auto c = cost_of(s.test, nullptr, costs, options.default_test_seconds);
     all_jobs.push_back({s.test.id, std::max(c.gpus, 1), c.seconds});
   }
-  auto plan_schedule = schedule_in_order(plan_jobs, options.cluster_gpus);
-  auto all_schedule = schedule_in_order(all_jobs, options.cluster_gpus);
+  auto plan_schedule = schedule_ranked(plan_jobs, options.cluster_gpus);
+  auto all_schedule = schedule_ranked(all_jobs, options.cluster_gpus);
   out.prediction = {options.cluster_gpus, plan_schedule.makespan_seconds, plan_schedule.gpu_seconds / 3600,
                     all_schedule.makespan_seconds, all_schedule.gpu_seconds / 3600};
   return out;

@@ -8,6 +8,7 @@
 
 #include "planner/equivalence.h"
 #include "planner/evidence_select.h"
+#include "planner/failure_class.h"
 #include "planner/risk.h"
 #include "planner/select.h"
 #include "planner/shrink.h"
@@ -23,6 +24,9 @@ struct PrioritizeOptions {
   RiskWeights weights = RiskWeights::defaults();
   bool order_by_risk = true;
   const std::map<std::string, ShrinkDecision>* shrinks = nullptr;  ///< smaller sizes with evidence
+  /// Tests whose failures are not the change's (known-failing, flaky): with risk ordering they run
+  /// in a lane of their own after every other test, whatever their score.
+  const std::map<std::string, FailureClassification>* failure_classes = nullptr;
 };
 
 /// One test of the ordered plan.
@@ -38,6 +42,7 @@ struct PlanEntry {
   int full_gpus = 1;        ///< GPUs at the test's own size
   std::string shrink_reason;  ///< why the test runs smaller; empty when it runs as written
   std::string shrink_mode;    ///< validation mode of a shrunk test ("exact")
+  FailureClassification failure_class;  ///< known-failing or flaky: in the last lane, with why
 };
 
 /// A pruned test and who stands for it.

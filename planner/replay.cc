@@ -11,6 +11,7 @@
 
 #include "evidence/store/store.h"
 #include "planner/analyze.h"
+#include "planner/failure_class.h"
 #include "planner/git_repository.h"
 #include "util/file.h"
 #include "util/progress.h"
@@ -67,6 +68,8 @@ struct CommitContext {
   std::string head;  ///< the recorded commit, resolved to its id
   std::vector<FileDiff> diffs;
   std::optional<CoveredLines> covered;  ///< set when an evidence store is there
+  /// Tests whose failures are not this entry's (known-failing, flaky), from the runs before it.
+  std::map<std::string, FailureClassification> classes;
 };
 
 struct Decision {
@@ -74,6 +77,7 @@ struct Decision {
   std::string note;
   std::map<std::string, std::pair<int, double>> resized;  ///< shrunk tests: GPUs and seconds at the smaller size
   std::size_t pruned = 0;  ///< recorded tests the plan prunes
+  std::vector<ReplayedTest> planned;  ///< fastci: order's tests with the plan's features
 };
 
 std::vector<std::string> all_ids(const RecordedCommit& commit) {
@@ -157,6 +161,8 @@ util::Result<Decision> fastci(const History& history, const CommitContext& conte
   o.prioritize.prune = strategy == ReplayStrategy::fastci_select ? PruneMode::off : PruneMode::safe;
   o.prioritize.order_by_risk = strategy == ReplayStrategy::fastci_prioritize || strategy == ReplayStrategy::fastci_shrink;
   o.shrink = strategy == ReplayStrategy::fastci_shrink;
+  o.prioritize.failure_classes = &context.classes;
+  o.prioritize.weights = options.weights;
   auto plan = analyze(o);
   if (!plan.ok()) return plan.error();
   Decision out;
@@ -166,12 +172,15 @@ util::Result<Decision> fastci(const History& history, const CommitContext& conte
     // Parameters computed at run time (os.listdir(...)) are unknown statically: the plan names the
     // function, and pytest runs every parametrization of it.
     const std::string& id = entry.selected.test.id;
+    auto add = [&](const std::string& recorded_id) {
+      out.order.push_back(recorded_id);
+      out.planned.push_back({recorded_id, entry.features, entry.predicted_seconds, entry.gpus, entry.failure_class.kind});
+    };
     if (!recorded.count(id) && id.find('[') == std::string::npos) {
-      for (auto it = recorded.lower_bound(id + "["); it != recorded.end() && it->starts_with(id + "["); ++it)
-        out.order.push_back(*it);
+      for (auto it = recorded.lower_bound(id + "["); it != recorded.end() && it->starts_with(id + "["); ++it) add(*it);
       continue;
     }
-    out.order.push_back(entry.selected.test.id);
+    add(id);
     if (!entry.shrink_reason.empty()) out.resized[entry.selected.test.id] = {entry.gpus, entry.predicted_seconds};
   }
   for (const auto& entry : plan->prioritized.pruned) {
@@ -297,19 +306,17 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
   const Indexer indexer{**repo, **cache, index_options};
   std::vector<ReplayReport> reports;
   for (auto s : strategies) reports.push_back({s, {}});
-  // Tests already failing where a commit starts are not its faults: its recorded base run, or for
-  // the first commit the evidence run before the history.
-  std::map<std::string, std::set<std::string>> failing_at;
-  std::optional<std::set<std::string>> failing_before_history;
+  // Each test's outcomes before the entry being replayed: the evidence store's runs, then every
+  // real commit's recorded run once it is replayed (mutants never landed, so they add none). The
+  // classes of failure_class.h decide from these which failures are not the entry's.
+  std::map<std::string, std::vector<OutcomeAt>> runs_of;
   if (store) {
-    auto latest = store->latest_results();
-    if (!latest.ok()) return latest.error();
-    failing_before_history.emplace();
-    for (const auto& r : *latest)
-      if (r.outcome == evidence::Outcome::failed || r.outcome == evidence::Outcome::error)
-        failing_before_history->insert(r.test_id);
+    auto outcomes = outcomes_in_store(*store);
+    if (!outcomes.ok()) return outcomes.error();
+    runs_of = std::move(*outcomes);
   }
-  const std::set<std::string>* last_real_failing = nullptr;  // in failing_at (map nodes stay put)
+  ReachedCode reached(**repo, store.get());
+  std::map<std::string, std::set<std::string>> failing_at;  // real commit -> tests failing in its run
   util::Progress progress("replaying commits", history.commits.size());
   for (std::size_t index = 0; index < history.commits.size(); ++index, progress.advance()) {
     const RecordedCommit& commit = history.commits[index];
@@ -317,23 +324,32 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
     if (!base.ok()) return base.error();
     auto head = (*repo)->resolve(commit.commit);
     if (!head.ok()) return head.error();
-    // The base's own run when the history has it, else the last real commit before this one (the
-    // commits in between changed nothing the recorded tests run: the history keeps every commit that
-    // touches the code), else the evidence run before the history.
-    const std::set<std::string>* before = nullptr;
-    if (auto it = failing_at.find(*base); it != failing_at.end()) before = &it->second;
-    else if (last_real_failing) before = last_real_failing;
-    else if (failing_before_history) before = &*failing_before_history;
-    std::vector<RecordedResult> scored = commit.results;
-    for (auto& r : scored)
-      if (r.failed() && before && before->count(r.test_id)) r.outcome = "failing-before";
-    if (!commit.is_mutant()) {
-      auto& failing = failing_at[*head];
-      for (const auto& r : commit.results)
-        if (r.failed()) failing.insert(r.test_id);
-      last_real_failing = &failing;  // `before` above was taken first
-    }
     CommitContext context;
+    for (const auto& r : commit.results) {
+      auto runs = runs_of.find(r.test_id);
+      if (runs == runs_of.end()) continue;
+      auto classified = classify_test(r.test_id, runs->second, *base, reached);
+      if (!classified.ok()) return classified.error();
+      if (classified->kind != FailureClass::none) context.classes[r.test_id] = std::move(*classified);
+    }
+    // A mutant is its real commit plus one fault: what already failed on the real commit is that
+    // commit's failure (scored on its own row), not the mutant's.
+    const std::set<std::string>* failing_on_real = nullptr;
+    if (commit.is_mutant())
+      if (auto real = (*repo)->resolve(commit.mutant_of); real.ok())
+        if (auto it = failing_at.find(*real); it != failing_at.end()) failing_on_real = &it->second;
+    std::vector<RecordedResult> scored = commit.results;
+    for (auto& r : scored) {
+      if (!r.failed()) continue;
+      if (auto it = context.classes.find(r.test_id); it != context.classes.end()) r.outcome = to_string(it->second.kind);
+      else if (failing_on_real && failing_on_real->count(r.test_id)) r.outcome = "failed-on-the-real-commit";
+    }
+    if (!commit.is_mutant())
+      for (const auto& r : commit.results) {
+        if (r.failed()) runs_of[r.test_id].push_back({*head, true});
+        else if (r.outcome == "passed") runs_of[r.test_id].push_back({*head, false});
+        if (r.failed()) failing_at[*head].insert(r.test_id);
+      }
     context.recorded = &commit;
     context.head = *head;
     auto diffs = (*repo)->diff(*base, *head);
@@ -366,6 +382,8 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
           if (it->second.second > 0) r.seconds = it->second.second;
         }
       row.metrics = measure_order(decision->order, costed, history.cluster_gpus);
+      row.planned = std::move(decision->planned);
+      row.results = std::move(costed);
       row.coverage_retention = retention(context, decision->order);
       row.note = decision->note;
       row.pruned = decision->pruned;

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "planner/failure_class.h"
 #include "planner/replay_metrics.h"
+#include "planner/risk.h"
 #include "util/result.h"
 
 namespace fastci::planner {
@@ -51,6 +53,15 @@ enum class ReplayStrategy {
 const char* to_string(ReplayStrategy strategy);
 std::optional<ReplayStrategy> replay_strategy_named(const std::string& name);
 
+/// A test of a fastci plan as the replay ran it: its recorded id, and what the plan said of it.
+struct ReplayedTest {
+  std::string id;
+  RiskFeatures features;
+  double predicted_seconds = 0;  ///< the plan's cost model, not the recorded duration
+  int gpus = 1;
+  FailureClass lane = FailureClass::none;  ///< known-failing and flaky tests run last
+};
+
 /// Scores of one strategy on one commit.
 struct ReplayRow {
   std::string commit;
@@ -60,6 +71,10 @@ struct ReplayRow {
   std::string note;                      ///< e.g. why a strategy fell back to run-all
   std::optional<bool> mutant_caught;     ///< mutants with killers: whether the plan runs one of them
   std::size_t pruned = 0;                ///< recorded tests the plan prunes as equivalent to a kept one
+  std::vector<ReplayedTest> planned;     ///< fastci strategies: the simulated tests in plan order
+  /// The entry's results as scored: failures of known-failing and flaky tests renamed to their
+  /// class (not failures), shrunk tests at their smaller cost.
+  std::vector<RecordedResult> results;
 };
 
 /// A strategy over the whole history.
@@ -72,6 +87,7 @@ struct ReplayReport {
 struct ReplayOptions {
   std::filesystem::path state_dir;  ///< index cache; default REPOSITORY/.fastci
   unsigned threads = 2;
+  RiskWeights weights = RiskWeights::defaults();  ///< risk model of the fastci strategies
 };
 
 /// Replays every commit with every strategy, in one run so that the numbers compare.

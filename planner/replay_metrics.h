@@ -28,7 +28,7 @@ struct RunMetrics {
   int failures_caught = 0;          ///< of those, in the order
   std::optional<double> time_to_first_failure;  ///< end of the first failing test; none if none ran
   /// Average percentage of faults detected (Rothermel): 1 - sum(TF)/(n m) + 1/(2n) over the n tests
-  /// of the order, written sum(n - TF + 1/2)/(n m) so that a fault the order misses adds 0 (as in
+  /// of the order the schedule starts, written sum(n - TF + 1/2)/(n m) so that a fault the order misses adds 0 (as in
   /// the cost-aware form). Each failing test is one fault. None without failures.
   std::optional<double> apfd;
   /// Cost-aware APFD (Elbaum, Malishevsky, Rothermel), unit severities, durations as costs; a
@@ -36,8 +36,9 @@ struct RunMetrics {
   std::optional<double> apfd_cost;
 };
 
-/// Simulates `order` on `cluster_gpus` GPUs (list scheduling in order; a multi-GPU test needs all
-/// its GPUs at once) with the recorded durations, and scores it against the recorded failures.
+/// Simulates `order` on `cluster_gpus` GPUs (schedule_ranked: rank order with backfilling; a
+/// multi-GPU test needs all its GPUs at once) with the recorded durations, and scores the order in
+/// which the schedule starts the tests against the recorded failures.
 RunMetrics measure_order(const std::vector<std::string>& order, const std::vector<RecordedResult>& recorded,
                          int cluster_gpus);
 

@@ -37,7 +37,7 @@ Simulated run(const std::vector<std::pair<std::string, double>>& tests, int clus
   std::vector<ScheduledJob> jobs;
   jobs.reserve(tests.size());
   for (const auto& [name, seconds] : tests) jobs.push_back({name, 1, seconds});
-  auto s = schedule_in_order(std::move(jobs), cluster_gpus);
+  auto s = schedule_ranked(std::move(jobs), cluster_gpus);
   return {s.makespan_seconds, s.gpu_seconds / 3600.0};
 }
 

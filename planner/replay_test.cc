@@ -18,16 +18,17 @@ std::vector<RecordedResult> four_tests() {
   return {{"a", "passed", 10, 1}, {"b", "failed", 20, 2}, {"c", "failed", 5, 1}, {"d", "passed", 5, 1}};
 }
 
-TEST(ReplayMetrics, WholeOrderOnTwoGpus) {
+TEST(ReplayMetrics, WholeOrderOnTwoGpusScoredInStartOrder) {
   auto m = measure_order({"a", "b", "c", "d"}, four_tests(), 2);
-  // a 0-10; b needs both GPUs: 10-30; c and d 30-35.
-  EXPECT_DOUBLE_EQ(m.latency_seconds, 35);
+  // a 0-10; b needs both GPUs and is reserved for 10; c (0-5) and then d (5-10) backfill the free
+  // GPU without delaying it; b 10-30. The schedule starts a, c, d, b: APFD is scored on that order.
+  EXPECT_DOUBLE_EQ(m.latency_seconds, 30);
   EXPECT_DOUBLE_EQ(m.gpu_hours, 60.0 / 3600);
   EXPECT_EQ(m.failures_present, 2);
   EXPECT_EQ(m.failures_caught, 2);
-  EXPECT_DOUBLE_EQ(*m.time_to_first_failure, 30);
-  EXPECT_DOUBLE_EQ(*m.apfd, 0.5);          // 1 - (2 + 3) / (4 x 2) + 1 / 8
-  EXPECT_DOUBLE_EQ(*m.apfd_cost, 0.34375); // ((30 - 10) + (10 - 2.5)) / (40 x 2)
+  EXPECT_DOUBLE_EQ(*m.time_to_first_failure, 5);
+  EXPECT_DOUBLE_EQ(*m.apfd, 0.375);         // ((4 - 2 + 1/2) + (4 - 4 + 1/2)) / (4 x 2)
+  EXPECT_DOUBLE_EQ(*m.apfd_cost, 0.46875);  // ((30 - 2.5) + (20 - 10)) / (40 x 2)
 }
 
 TEST(ReplayMetrics, FailuresFirstScoreHigherAndMissedFaultsScoreZero) {
