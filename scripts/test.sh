@@ -23,6 +23,9 @@ fi
 # cmake --install to a temporary prefix and the Debian package, checked with the bundled example.
 FASTCI_BUILD_DIR="$build" "$root/scripts/check_install.sh"
 
+# The example pipelines of docs/ci/ and the emitted child pipeline, against the CI schemas.
+"$root/scripts/check_pipelines.sh" "$build"
+
 if [ -d "$root/scripts/tests" ]; then
   # The checkout's plugin first on the path, also ahead of a pip-installed copy's pytest11 entry point.
   PYTHONPATH="$root/scripts" "$build/venv/bin/python" -m pytest -q "$root/scripts/tests"
