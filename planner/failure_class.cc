@@ -50,8 +50,8 @@ FailureClassification classify_failures(const std::vector<OutcomeAt>& runs, cons
   return {};
 }
 
-util::Result<bool> ReachedCode::changed(const std::string& test_id, const std::string& from, const std::string& to) {
-  if (from == to) return false;
+const std::optional<std::vector<std::string>>& ReachedCode::files_changed(const std::string& from,
+                                                                          const std::string& to) {
   auto key = std::make_pair(from, to);
   auto cached = changed_files_.find(key);
   if (cached == changed_files_.end()) {
@@ -65,19 +65,25 @@ util::Result<bool> ReachedCode::changed(const std::string& test_id, const std::s
     }
     cached = changed_files_.emplace(key, std::move(files)).first;
   }
-  if (!cached->second) return true;  // a commit the repository lacks: its code is unknown
+  return cached->second;
+}
+
+util::Result<bool> ReachedCode::changed(const std::string& test_id, const std::string& from, const std::string& to) {
+  if (from == to) return false;
+  const auto& files = files_changed(from, to);
+  if (!files) return true;  // a commit the repository lacks: its code is unknown
   auto covered = covered_.find(test_id);
   if (covered == covered_.end()) {
-    std::set<std::string> files;
+    std::set<std::string> paths;
     if (store_) {
       auto coverage = store_->coverage_of(test_id, /*all_runs=*/true);
       if (!coverage.ok()) return coverage.error();
-      for (const auto& c : *coverage) files.insert(c.coverage.path);
+      for (const auto& c : *coverage) paths.insert(c.coverage.path);
     }
-    covered = covered_.emplace(test_id, std::move(files)).first;
+    covered = covered_.emplace(test_id, std::move(paths)).first;
   }
-  if (covered->second.empty()) return !cached->second->empty();
-  for (const auto& path : *cached->second)
+  if (covered->second.empty()) return !files->empty();
+  for (const auto& path : *files)
     if (!path.ends_with(".py") || covered->second.count(path)) return true;
   return false;
 }

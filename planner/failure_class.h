@@ -59,6 +59,8 @@ class ReachedCode {
   ReachedCode(const GitRepository& repo, evidence::Store* store) : repo_(repo), store_(store) {}
   /// Whether from..to changed a file the test reached (diffs read once per commit pair).
   util::Result<bool> changed(const std::string& test_id, const std::string& from, const std::string& to);
+  /// The files from..to changed (old and new paths); none when the repository lacks a commit.
+  const std::optional<std::vector<std::string>>& files_changed(const std::string& from, const std::string& to);
 
  private:
   const GitRepository& repo_;

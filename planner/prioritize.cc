@@ -40,7 +40,8 @@ std::string protection(const SelectedTest& s, const TestEvidenceSummary* ev) {
 }
 
 RiskFeatures features_of(const SelectedTest& s, const TestEvidenceSummary* ev,
-                         const std::map<std::string, const ChangedSymbol*>& changed, int changed_lines) {
+                         const std::map<std::string, const ChangedSymbol*>& changed, int changed_lines,
+                         const std::map<std::string, std::vector<HistoryPoint>>* histories) {
   RiskFeatures f;
   std::size_t contexts = ev ? ev->pairs.size() : 0;
   f.contexts = std::log2(1.0 + contexts) / 4.0;
@@ -51,7 +52,9 @@ RiskFeatures features_of(const SelectedTest& s, const TestEvidenceSummary* ev,
     change_kind_features(it->second->qualified_name, it->second->kind == frontend::SymbolKind::kernel, f);
   }
   f.change_size = std::log2(1.0 + changed_lines) / 10.0;
-  if (ev) {
+  if (histories) {
+    if (auto it = histories->find(s.test.id); it != histories->end()) history_features(it->second, f);
+  } else if (ev) {
     std::vector<HistoryPoint> history;
     for (bool failed : ev->recent_failures) history.push_back({failed, true, false});
     history_features(history, f);
@@ -118,7 +121,7 @@ Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest
     if (options.failure_classes)
       if (auto it = options.failure_classes->find(s.test.id); it != options.failure_classes->end())
         e.failure_class = it->second;
-    e.features = features_of(s, evidence_of(s.test.id), changed, changed_lines);
+    e.features = features_of(s, evidence_of(s.test.id), changed, changed_lines, options.histories);
     e.risk = risk_score(e.features, options.weights);
     risks.push_back(e.risk);
     gpu_seconds.push_back(e.predicted_seconds * e.gpus);

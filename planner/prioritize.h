@@ -27,6 +27,10 @@ struct PrioritizeOptions {
   /// Tests whose failures are not the change's (known-failing, flaky): with risk ordering they run
   /// in a lane of their own after every other test, whatever their score.
   const std::map<std::string, FailureClassification>* failure_classes = nullptr;
+  /// Per test, its runs with commits as history points (test_history.h); when set, a test it does
+  /// not name has no failure history. When not set, the evidence's outcomes stand in, with no
+  /// commits to tell code failures from others.
+  const std::map<std::string, std::vector<HistoryPoint>>* histories = nullptr;
 };
 
 /// One test of the ordered plan.

@@ -13,6 +13,7 @@
 #include "planner/analyze.h"
 #include "planner/failure_class.h"
 #include "planner/git_repository.h"
+#include "planner/test_history.h"
 #include "util/file.h"
 #include "util/progress.h"
 
@@ -70,6 +71,8 @@ struct CommitContext {
   std::optional<CoveredLines> covered;  ///< set when an evidence store is there
   /// Tests whose failures are not this entry's (known-failing, flaky), from the runs before it.
   std::map<std::string, FailureClassification> classes;
+  /// The runs before it as risk history (tests that failed in one of them; others have none).
+  std::map<std::string, std::vector<HistoryPoint>> histories;
 };
 
 struct Decision {
@@ -162,6 +165,7 @@ util::Result<Decision> fastci(const History& history, const CommitContext& conte
   o.prioritize.order_by_risk = strategy == ReplayStrategy::fastci_prioritize || strategy == ReplayStrategy::fastci_shrink;
   o.shrink = strategy == ReplayStrategy::fastci_shrink;
   o.prioritize.failure_classes = &context.classes;
+  o.prioritize.histories = &context.histories;
   o.prioritize.weights = options.weights;
   auto plan = analyze(o);
   if (!plan.ok()) return plan.error();
@@ -325,12 +329,30 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
     auto head = (*repo)->resolve(commit.commit);
     if (!head.ok()) return head.error();
     CommitContext context;
+    context.recorded = &commit;
+    context.head = *head;
+    auto diffs = (*repo)->diff(*base, *head);
+    if (!diffs.ok()) return diffs.error();
+    context.diffs = std::move(*diffs);
+    if (store) {
+      auto covered = covered_changed_lines(*store, changed_base_lines(context.diffs));
+      if (!covered.ok()) return covered.error();
+      context.covered = std::move(*covered);
+    }
+    std::set<std::string> changed_files;
+    for (const auto& d : context.diffs)
+      for (const auto* path : {&d.old_path, &d.new_path})
+        if (!path->empty()) changed_files.insert(*path);
     for (const auto& r : commit.results) {
       auto runs = runs_of.find(r.test_id);
       if (runs == runs_of.end()) continue;
       auto classified = classify_test(r.test_id, runs->second, *base, reached);
       if (!classified.ok()) return classified.error();
       if (classified->kind != FailureClass::none) context.classes[r.test_id] = std::move(*classified);
+      if (std::none_of(runs->second.begin(), runs->second.end(), [](const OutcomeAt& o) { return o.failed; })) continue;
+      auto points = history_points(r.test_id, runs->second, changed_files, reached);
+      if (!points.ok()) return points.error();
+      context.histories[r.test_id] = std::move(*points);
     }
     // A mutant is its real commit plus one fault: what already failed on the real commit is that
     // commit's failure (scored on its own row), not the mutant's.
@@ -350,16 +372,6 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
         else if (r.outcome == "passed") runs_of[r.test_id].push_back({*head, false});
         if (r.failed()) failing_at[*head].insert(r.test_id);
       }
-    context.recorded = &commit;
-    context.head = *head;
-    auto diffs = (*repo)->diff(*base, *head);
-    if (!diffs.ok()) return diffs.error();
-    context.diffs = std::move(*diffs);
-    if (store) {
-      auto covered = covered_changed_lines(*store, changed_base_lines(context.diffs));
-      if (!covered.ok()) return covered.error();
-      context.covered = std::move(*covered);
-    }
     for (auto& report : reports) {
       auto start = Clock::now();
       util::Result<Decision> decision = Decision{};

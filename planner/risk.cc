@@ -59,14 +59,17 @@ double risk_score(const RiskFeatures& features, const RiskWeights& weights) {
 }
 
 void history_features(const std::vector<HistoryPoint>& history, RiskFeatures& f, double half_life) {
+  // Only failures that came with a change to code the test reaches say something about code: a
+  // failure at equal code is the environment's (or flakiness, counted apart).
   double weight_sum = 0, failed_sum = 0;
   int failures = 0, failures_touching = 0, flips_without_change = 0;
   for (std::size_t i = 0; i < history.size(); ++i) {
     double age = static_cast<double>(history.size() - 1 - i);
     double w = std::pow(0.5, age / half_life);
     weight_sum += w;
-    failed_sum += w * history[i].failed;
-    if (history[i].failed) {
+    bool code_failure = history[i].failed && history[i].code_changed;
+    failed_sum += w * code_failure;
+    if (code_failure) {
       ++failures;
       failures_touching += history[i].touched_changed_files;
     }

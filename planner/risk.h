@@ -19,8 +19,8 @@ struct RiskFeatures {
   double numerics_change = 0;  ///< 1 when a changed symbol looks numerical (softmax, norm, adam, ...)
   double parallel_change = 0;  ///< 1 when a changed symbol is about parallelism or communication
   double change_size = 0;      ///< log2(1 + changed lines) / 10
-  double failure_rate = 0;     ///< recency-weighted share of recent runs that failed
-  double cofailure = 0;        ///< share of its failures at commits touching the changed files
+  double failure_rate = 0;     ///< recency-weighted share of runs that failed after a code change
+  double cofailure = 0;        ///< share of those failures whose commits touched the changed files
   double flakiness = 0;        ///< share of outcome flips without a code change it reaches
 
   static constexpr std::size_t kCount = 9;
@@ -41,14 +41,15 @@ struct RiskWeights {
 /// Probability-like risk in (0, 1).
 double risk_score(const RiskFeatures& features, const RiskWeights& weights);
 
-/// One outcome of a test at a commit, oldest first, for history features.
+/// One outcome of a test at a commit, oldest first, for history features (test_history.h).
 struct HistoryPoint {
   bool failed = false;
-  bool code_changed = true;        ///< the commit changed code the test reaches
-  bool touched_changed_files = false;  ///< the commit touched a file of the current change
+  bool code_changed = true;        ///< the commits since its previous run changed code it reaches
+  bool touched_changed_files = false;  ///< they touched a file of the current change
 };
 
-/// Fills failure_rate, cofailure and flakiness from a test's history (half-life in runs).
+/// Fills failure_rate (recency-weighted, half-life in runs) and cofailure from the failures that
+/// came with a change to code the test reaches, and flakiness from flips that came without one.
 void history_features(const std::vector<HistoryPoint>& history, RiskFeatures& features,
                       double half_life_runs = 10);
 

@@ -12,6 +12,12 @@ TEST(Risk, HistoryFeaturesWeighRecentFailuresAndFlips) {
   EXPECT_GT(recent.failure_rate, old.failure_rate);
   EXPECT_DOUBLE_EQ(recent.cofailure, 1.0);
 
+  // A failure at equal code (the environment's) is no code risk: it adds no failure rate.
+  RiskFeatures environment;
+  history_features({{false}, {true, false, true}, {true, false, true}}, environment);
+  EXPECT_DOUBLE_EQ(environment.failure_rate, 0);
+  EXPECT_DOUBLE_EQ(environment.cofailure, 0);
+
   RiskFeatures flaky;
   history_features({{false, false}, {true, false}, {false, false}, {true, false}}, flaky);
   EXPECT_DOUBLE_EQ(flaky.flakiness, 1.0);
