@@ -91,13 +91,15 @@ TEST(Impact, UnknownSeedsSelectNothing) {
 }
 
 TEST(Impact, AResolvedPathWinsOverAShorterNameMatch) {
-  // test_guess -> sync --name-match--> ?.wait --name-match--> Work.wait (2 steps from sync)
-  // test_both  -> sync, and -> a -> b -> Work.wait resolved (longer, but certain)
+  // helper is called by Work.wait, which nothing resolved calls, and by a -> b -> c.
+  // test_guess -> sync --name-match--> ?.wait --name-match--> Work.wait -> helper
+  // test_both  -> sync as well, and -> a -> b -> c -> helper: longer, but certain
   frontend::FileFacts lib;
   lib.path = "pkg/work.py";
-  lib.symbols = {symbol("work.Work.wait"), symbol("work.sync"), symbol("work.a"), symbol("work.b")};
-  lib.edges = {edge("work.sync", "?.wait", EdgeKind::name_match), edge("work.a", "work.b"),
-               edge("work.b", "work.Work.wait")};
+  lib.symbols = {symbol("work.Work.wait", SymbolKind::method), symbol("work.helper"), symbol("work.sync"),
+                 symbol("work.a"), symbol("work.b"), symbol("work.c")};
+  lib.edges = {edge("work.sync", "?.wait", EdgeKind::name_match), edge("work.Work.wait", "work.helper"),
+               edge("work.a", "work.b"), edge("work.b", "work.c"), edge("work.c", "work.helper")};
   lib.edges.push_back({"?.wait", "py:work.Work.wait", EdgeKind::name_match, "pkg/work.py", 0});
   frontend::FileFacts tests;
   tests.path = "tests/test_work.py";
@@ -107,19 +109,45 @@ TEST(Impact, AResolvedPathWinsOverAShorterNameMatch) {
   tests.tests = {{"tests/test_work.py::test_guess", "py:tests.test_guess", "tests/test_work.py", 1, {}, {}, 0, {}},
                  {"tests/test_work.py::test_both", "py:tests.test_both", "tests/test_work.py", 5, {}, {}, 0, {}}};
   auto graph = CallGraph::build({{lib, tests}, {}});
-  auto hits = tests_reaching(graph, {"py:work.Work.wait"});
+  auto hits = tests_reaching(graph, {"py:work.helper"});
   ASSERT_EQ(hits.size(), 2u);
   std::map<std::string, ImpactHit> by_test;
   for (auto& h : hits) by_test[h.test_id] = h;
   const auto& both = by_test.at("tests/test_work.py::test_both");
   EXPECT_EQ(both.name_matches, 0);
-  EXPECT_EQ(both.distance, 4);  // test id -> test function -> a -> b -> wait
+  EXPECT_EQ(both.distance, 5);  // test id -> test function -> a -> b -> c -> helper
   const auto& guess = by_test.at("tests/test_work.py::test_guess");
-  EXPECT_EQ(guess.name_matches, 2);  // sync -> ?.wait -> wait: one guessed call, two edges
-  EXPECT_EQ(guess.distance, 4);  // test id -> test function -> sync -> ?.wait -> wait
-  ASSERT_EQ(guess.witness.size(), 5u);
+  EXPECT_EQ(guess.name_matches, 2);  // sync -> ?.wait -> Work.wait: one guessed call, two edges
+  EXPECT_EQ(guess.distance, 5);      // test id -> test function -> sync -> ?.wait -> Work.wait -> helper
+  ASSERT_EQ(guess.witness.size(), 6u);
   EXPECT_EQ(guess.witness[2].kind_to_next, EdgeKind::name_match);
   EXPECT_EQ(guess.witness[3].symbol_id, "?.wait");
+}
+
+TEST(Impact, AMethodWithResolvedCallersIsNotReachedByName) {
+  // Work.wait is called by resolved code (a), and matched by name from sync's unresolved x.wait():
+  // only a's test is selected; Other.wait, which nothing resolved calls, keeps its name matches.
+  frontend::FileFacts lib;
+  lib.path = "pkg/work.py";
+  lib.symbols = {symbol("work.Work.wait", SymbolKind::method), symbol("work.Other.wait", SymbolKind::method),
+                 symbol("work.sync"), symbol("work.a")};
+  lib.edges = {edge("work.sync", "?.wait", EdgeKind::name_match), edge("work.a", "work.Work.wait")};
+  lib.edges.push_back({"?.wait", "py:work.Work.wait", EdgeKind::name_match, "pkg/work.py", 0});
+  lib.edges.push_back({"?.wait", "py:work.Other.wait", EdgeKind::name_match, "pkg/work.py", 0});
+  frontend::FileFacts tests;
+  tests.path = "tests/test_work.py";
+  tests.symbols = {symbol("tests.test_sync", SymbolKind::test), symbol("tests.test_a", SymbolKind::test)};
+  tests.edges = {edge("tests.test_sync", "work.sync"), edge("tests.test_a", "work.a")};
+  tests.tests = {{"tests/test_work.py::test_sync", "py:tests.test_sync", "tests/test_work.py", 1, {}, {}, 0, {}},
+                 {"tests/test_work.py::test_a", "py:tests.test_a", "tests/test_work.py", 5, {}, {}, 0, {}}};
+  auto graph = CallGraph::build({{lib, tests}, {}});
+  auto resolved = tests_reaching(graph, {"py:work.Work.wait"});
+  ASSERT_EQ(resolved.size(), 1u);
+  EXPECT_EQ(resolved[0].test_id, "tests/test_work.py::test_a");
+  auto guessed = tests_reaching(graph, {"py:work.Other.wait"});
+  ASSERT_EQ(guessed.size(), 1u);
+  EXPECT_EQ(guessed[0].test_id, "tests/test_work.py::test_sync");
+  EXPECT_EQ(guessed[0].name_matches, 2);
 }
 
 TEST(Dot, NeighbourhoodNamesTheCenterAndEdgeKinds) {

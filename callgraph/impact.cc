@@ -1,5 +1,6 @@
 #include "callgraph/impact.h"
 
+#include <algorithm>
 #include <deque>
 #include <limits>
 
@@ -34,6 +35,24 @@ std::vector<PathStep> walk(const CallGraph& graph, const std::vector<Parent>& pa
   return path;
 }
 
+/// A function or method whose callers the analysis found is reached through them only; one it found
+/// no caller of (called on values it cannot type, by name) is reached through every unresolved call
+/// of that name. Class attributes and module names always are: fields are read through untyped
+/// configs everywhere, beside the reads that resolve.
+bool has_resolved_callers(const VertexInfo& vertex, const std::vector<EdgeInfo>& dependents) {
+  auto kind = vertex.symbol.kind;
+  if (kind != frontend::SymbolKind::function && kind != frontend::SymbolKind::method) return false;
+  return std::any_of(dependents.begin(), dependents.end(), [](const EdgeInfo& e) {
+    switch (e.kind) {
+      case frontend::EdgeKind::import:
+      case frontend::EdgeKind::contains:
+      case frontend::EdgeKind::read:
+      case frontend::EdgeKind::name_match: return false;
+      default: return true;  // called, overridden (its base's callers), referenced, decorated, a fixture
+    }
+  });
+}
+
 }  // namespace
 
 std::vector<ImpactHit> tests_reaching(const CallGraph& graph, const std::vector<std::string>& changed) {
@@ -63,10 +82,12 @@ std::vector<ImpactHit> tests_reaching(const CallGraph& graph, const std::vector<
         hit.name_matches = parents[v].name_matches;
         hits.push_back(std::move(hit));
       }
-      for (const auto& edge : graph.dependents(v)) {
+      auto dependents = graph.dependents(v);
+      bool guess = !has_resolved_callers(graph.vertex(v), dependents);
+      for (const auto& edge : dependents) {
         if (parents[edge.from].seen) continue;
         if (edge.kind == frontend::EdgeKind::name_match) {
-          guessed.emplace_back(v, edge.from);
+          if (guess) guessed.emplace_back(v, edge.from);
           continue;
         }
         parents[edge.from] = {v, edge.kind, true, parents[v].source, parents[v].distance + 1, parents[v].name_matches};

@@ -667,6 +667,7 @@ class ModuleParser {
       record_.references.push_back(std::move(reference));
       visit(function, scope);
     }
+    if (!ts_node_is_null(function) && !ts_node_is_null(arguments)) bind_added_element(function, arguments, scope);
     if (!ts_node_is_null(arguments)) {
       for (TSNode argument : children(arguments)) {
         TSNode value = is(argument, "keyword_argument") ? field(argument, "value") : argument;
@@ -857,6 +858,25 @@ class ModuleParser {
       }
     }
     bind_unknown_targets(target, scope);
+  }
+
+  /// `reqs.append(handle)`, `seen.add(x)`, `q.insert(0, x)`: what a container a local name holds
+  /// gains an element, bound under "reqs[]" as a literal's elements are, so `reqs[-1].wait()`
+  /// resolves to what was appended (a library's value, say) instead of to nothing.
+  void bind_added_element(TSNode function, TSNode arguments, int scope) {
+    if (!is(function, "attribute")) return;
+    TSNode object = field(function, "object");
+    TSNode method = field(function, "attribute");
+    if (ts_node_is_null(object) || ts_node_is_null(method) || !is(object, "identifier")) return;
+    std::string_view name = text(method);
+    std::size_t position = name == "insert" ? 1 : 0;
+    if (name != "append" && name != "add" && name != "appendleft" && name != "insert") return;
+    auto values = children(arguments);
+    if (values.size() != position + 1) return;
+    TSNode element = values[position];
+    if (!is(element, "identifier") && !is(element, "attribute") && !is(element, "call")) return;
+    NameBinding binding = value_binding(std::string(text(object)) + "[]", element, line_of(element));
+    if (binding.kind != NameBinding::Kind::other) bind(scope, std::move(binding));
   }
 
   /// Elements of a dict, list, tuple or set literal, bound under "name[]" (nested: "name[][]"), so
