@@ -25,6 +25,8 @@ FASTCI_BUILD_DIR="$build" "$root/scripts/check_install.sh"
 
 # The example pipelines of docs/ci/ and the emitted child pipeline, against the CI schemas.
 "$root/scripts/check_pipelines.sh" "$build"
+# The reports of a 4,020-test plan: Markdown within a comment's size, HTML drawn by headless Chromium.
+"$root/scripts/check_html_report.sh" "$build"
 
 if [ -d "$root/scripts/tests" ]; then
   # The checkout's plugin first on the path, also ahead of a pip-installed copy's pytest11 entry point.
