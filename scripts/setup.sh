@@ -16,7 +16,7 @@ packages=(
   "clang-$LLVM_VERSION" "libclang-$LLVM_VERSION-dev" "libclang-cpp$LLVM_VERSION-dev" "llvm-$LLVM_VERSION-dev"
   libtree-sitter-dev libboost-graph-dev libsqlite3-dev libgit2-dev libcli11-dev libtomlplusplus-dev
   nlohmann-json3-dev libsimdjson-dev libyaml-cpp-dev libxxhash-dev libpqxx-dev libexpat1-dev zlib1g-dev
-  libgtest-dev libgmock-dev googletest libbenchmark-dev graphviz postgresql chromium
+  libgtest-dev libgmock-dev googletest libbenchmark-dev graphviz postgresql chromium fonts-liberation
 )
 
 say() { printf 'setup: %s\n' "$*"; }
