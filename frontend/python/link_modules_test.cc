@@ -54,6 +54,14 @@ TEST_F(LinkingFixture, SelfSuperAndOverriders) {
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Base.step", p + "pkg.core.Engine.step", EdgeKind::override_));
 }
 
+TEST_F(LinkingFixture, APackageModuleNamedLikeALibraryIsNotThatLibrary) {
+  // pkg/torch.py exists; `import torch` in pkg/core.py and in pkg/torch.py itself is the library.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.step", "?torch.cat", EdgeKind::call));
+  EXPECT_FALSE(has_edge(*facts_, p + "pkg.core.Engine.step", p + "pkg.torch.cat", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.torch.cat", "?torch.cat", EdgeKind::call));
+  EXPECT_FALSE(has_edge(*facts_, p + "pkg.core", p + "pkg.torch", EdgeKind::import));
+}
+
 TEST_F(LinkingFixture, ExternalAndUnresolvedBecomePlaceholders) {
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.step", "?numpy.zeros", EdgeKind::call));
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.step", "?torch.cat", EdgeKind::call));

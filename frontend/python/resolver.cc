@@ -117,8 +117,15 @@ Resolver::Resolver(const std::vector<ModuleRecord>& modules, const std::map<std:
     module_index_.emplace(name, static_cast<int>(m));
     for (std::size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
       packages_.insert(name.substr(0, dot));
+  }
+  // `import unit.common` from tests/unit/test_x.py: pytest (and scripts) put a folder on sys.path,
+  // and below it a module is importable by the rest of its name. Only a folder without __init__.py
+  // is such a root: a package's folder is not on sys.path, so `import torch` inside
+  // deepspeed/comm/torch.py (or anywhere in DeepSpeed) is the library, not that module.
+  for (std::size_t m = 0; m < modules_.size(); ++m) {
+    const std::string& name = modules_[m].module_name;
     for (std::size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
-      by_suffix_[name.substr(dot + 1)].push_back(static_cast<int>(m));
+      if (!module_index_.count(name.substr(0, dot))) by_suffix_[name.substr(dot + 1)].push_back(static_cast<int>(m));
   }
   for (const auto& [alias, target] : package_aliases)
     for (std::size_t m = 0; m < modules_.size(); ++m) {
