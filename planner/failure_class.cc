@@ -9,6 +9,18 @@ std::string short_id(const std::string& commit) { return commit.substr(0, 10); }
 
 const char* outcome_word(bool failed) { return failed ? "failed" : "passed"; }
 
+/// C, C++ and CUDA sources and headers: code that Python coverage does not see, so a change to one
+/// may reach any test.
+bool is_native(const std::string& path) {
+  for (const char* ext : {".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp"})
+    if (path.ends_with(ext)) return true;
+  return false;
+}
+
+/// Files that are code to a test without coverage: Python and native sources (documentation, CI
+/// files and data are not).
+bool is_code(const std::string& path) { return path.ends_with(".py") || is_native(path); }
+
 }  // namespace
 
 const char* to_string(FailureClass kind) {
@@ -40,13 +52,12 @@ FailureClassification classify_failures(const std::vector<OutcomeAt>& runs, cons
     if (!it->failed) return {};
     return {FailureClass::known_failing, "failed in the run of the base " + short_id(base)};
   }
-  if (runs.size() >= 2) {
-    const auto& last = runs.back();
-    const auto& previous = runs[runs.size() - 2];
-    if (last.failed && previous.failed && last.commit != previous.commit && !changed(previous.commit, last.commit))
-      return {FailureClass::known_failing, "failed at " + short_id(previous.commit) + " and again at " +
-                                               short_id(last.commit) + ", which changed no code it reaches"};
-  }
+  // No run at the base: the latest run before it decides, when the commits from there to the base
+  // changed no code the test reaches (the base's run would have failed the same way).
+  if (!runs.empty() && runs.back().failed && !changed(runs.back().commit, base))
+    return {FailureClass::known_failing, "failed at " + short_id(runs.back().commit) + ", and " +
+                                             short_id(runs.back().commit) + ".." + short_id(base) +
+                                             " changed no code it reaches"};
   return {};
 }
 
@@ -82,9 +93,9 @@ util::Result<bool> ReachedCode::changed(const std::string& test_id, const std::s
     }
     covered = covered_.emplace(test_id, std::move(paths)).first;
   }
-  if (covered->second.empty()) return !files->empty();
+  if (covered->second.empty()) return std::any_of(files->begin(), files->end(), is_code);
   for (const auto& path : *files)
-    if (!path.ends_with(".py") || covered->second.count(path)) return true;
+    if (is_native(path) || covered->second.count(path)) return true;
   return false;
 }
 

@@ -45,14 +45,15 @@ using ReachedCodeChanged = std::function<bool(const std::string& from, const std
 /// Classifies a test from its outcomes recorded before the change `base..head`, oldest first:
 /// flaky when two runs at one commit disagree or consecutive runs disagree across commits that
 /// changed no code it reaches; known-failing when its latest run at `base` failed, or (no run at
-/// base) its two latest runs failed across commits that changed no code it reaches.
+/// base) its latest run failed and the commits from that run to `base` changed no code it reaches.
 FailureClassification classify_failures(const std::vector<OutcomeAt>& runs, const std::string& base,
                                         const ReachedCodeChanged& changed);
 
 /// Decides "did from..to change code this test reaches" from git and the files the test's recorded
-/// coverage touched (read from the store once per test). A test without coverage, a change to a
-/// file kind coverage does not see (anything but Python), or a commit the repository lacks counts
-/// as reached: the classes must never make a code failure look like the environment's.
+/// coverage touched (read from the store once per test). A change to native code (C, C++, CUDA:
+/// Python coverage does not see it), any code change for a test without coverage, or a commit the
+/// repository lacks counts as reached: the classes must never make a code failure look like the
+/// environment's. Documentation, CI files and data reach no test.
 class ReachedCode {
  public:
   /// `store` may be null: then no test has coverage and every change counts.

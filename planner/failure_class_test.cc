@@ -43,12 +43,14 @@ TEST(FailureClass, FlipsAtEqualCodeOrAtOneCommitAreFlaky) {
   EXPECT_EQ(code.kind, FailureClass::none);
 }
 
-TEST(FailureClass, FailingAcrossUnrelatedCommitsWithoutABaseRunIsKnownFailing) {
-  auto c = classify_failures({{"c1", true}, {"c2", true}}, "c5", changed_only({}));
+TEST(FailureClass, WithoutABaseRunTheLatestRunDecidesWhenNothingReachedChangedSince) {
+  auto c = classify_failures({{"c1", false}, {"c2", true}}, "c5", changed_only({{"c1", "c2"}}));
   EXPECT_EQ(c.kind, FailureClass::known_failing);
-  EXPECT_EQ(c.evidence, "failed at c1 and again at c2, which changed no code it reaches");
-  auto reached = classify_failures({{"c1", true}, {"c2", true}}, "c5", changed_only({{"c1", "c2"}}));
-  EXPECT_EQ(reached.kind, FailureClass::none);
+  EXPECT_EQ(c.evidence, "failed at c2, and c2..c5 changed no code it reaches");
+  auto reached = classify_failures({{"c1", false}, {"c2", true}}, "c5", changed_only({{"c1", "c2"}, {"c2", "c5"}}));
+  EXPECT_EQ(reached.kind, FailureClass::none);  // c2..c5 may have fixed it, or broken it anew
+  auto passed = classify_failures({{"c1", true}, {"c2", false}}, "c5", changed_only({{"c1", "c2"}}));
+  EXPECT_EQ(passed.kind, FailureClass::none);
 }
 
 /// A three-commit repository and a store of runs with coverage: what a CI history looks like.
@@ -65,6 +67,12 @@ class FailureClassFromStore : public ::testing::Test {
     commits_.push_back(commit("c1: b only"));
     write("pkg/a.py", "def f():\n    return 4\n");
     commits_.push_back(commit("c2: a"));
+    fs::create_directories(dir_ / "repo/docs");
+    write("docs/notes.md", "notes\n");
+    commits_.push_back(commit("c3: docs"));
+    fs::create_directories(dir_ / "repo/csrc");
+    write("csrc/op.cpp", "int op() { return 1; }\n");
+    commits_.push_back(commit("c4: native"));
     auto store = evidence::Store::open("sqlite://" + (dir_ / "evidence.db").string());
     ASSERT_TRUE(store.ok()) << store.error().to_string();
     store_ = std::move(*store);
@@ -113,7 +121,8 @@ class FailureClassFromStore : public ::testing::Test {
 
 TEST_F(FailureClassFromStore, ClassifiesFromRunsCoverageAndGit) {
   using evidence::Outcome;
-  // c0 -> c1 changes only pkg/b.py, which none of the tests covers; c1 -> c2 changes pkg/a.py.
+  // c0 -> c1 changes only pkg/b.py, which none of the tests covers; c1 -> c2 changes pkg/a.py;
+  // c2 -> c3 documentation, c3 -> c4 a C++ source.
   run(commits_[0], {{"t::flaky", Outcome::passed}, {"t::env", Outcome::failed}, {"t::regressed", Outcome::passed}});
   run(commits_[1], {{"t::flaky", Outcome::failed}, {"t::env", Outcome::failed}, {"t::regressed", Outcome::passed}});
   run(commits_[2], {{"t::flaky", Outcome::passed}, {"t::env", Outcome::failed}, {"t::regressed", Outcome::failed}});
@@ -130,6 +139,20 @@ TEST_F(FailureClassFromStore, ClassifiesFromRunsCoverageAndGit) {
   auto at_c1 = classify_from_store(*store_, *repo_, commits_[1], {"t::regressed"});
   ASSERT_TRUE(at_c1.ok());
   EXPECT_EQ(at_c1->count("t::regressed"), 0u);
+}
+
+TEST_F(FailureClassFromStore, DocumentationReachesNoTestAndNativeCodeEveryTest) {
+  using evidence::Outcome;
+  run(commits_[2], {{"t::env", Outcome::failed}});
+  // No run at c3: the run at c2 decides, for c2..c3 changed documentation only.
+  auto after_docs = classify_from_store(*store_, *repo_, commits_[3], {"t::env"});
+  ASSERT_TRUE(after_docs.ok()) << after_docs.error().to_string();
+  ASSERT_EQ(after_docs->count("t::env"), 1u);
+  EXPECT_EQ(after_docs->at("t::env").kind, FailureClass::known_failing);
+  // c3..c4 changed C++, which Python coverage cannot rule out: the failure at c2 says nothing at c4.
+  auto after_native = classify_from_store(*store_, *repo_, commits_[4], {"t::env"});
+  ASSERT_TRUE(after_native.ok());
+  EXPECT_EQ(after_native->count("t::env"), 0u);
 }
 
 TEST_F(FailureClassFromStore, ARunAtACommitTheRepositoryLacksCountsAsACodeChange) {

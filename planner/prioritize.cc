@@ -138,7 +138,7 @@ Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest
                           cost[i].seconds});
   }
   if (options.order_by_risk) {
-    auto order = order_by_risk_per_cost(risks, gpu_seconds);
+    auto order = order_by_risk(risks, gpu_seconds);
     // A known-failing or flaky test's failure says nothing about the change: its lane runs last.
     std::stable_partition(order.begin(), order.end(), [&](std::size_t i) {
       return out.ordered[i].failure_class.kind == FailureClass::none;

@@ -1,6 +1,7 @@
 #pragma once
 /// From selected tests to the ordered plan: prune equivalent contexts, score risk, order by risk
-/// per cost, fit a time budget, and predict latency and GPU-hours on a cluster.
+/// (known-failing and flaky tests last), fit a time budget, and predict latency and GPU-hours on
+/// a cluster.
 
 #include <map>
 #include <string>

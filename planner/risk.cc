@@ -117,11 +117,12 @@ RiskWeights fit_risk_weights(const std::vector<RiskSample>& samples, int iterati
   return w;
 }
 
-std::vector<std::size_t> order_by_risk_per_cost(const std::vector<double>& risks, const std::vector<double>& costs) {
+std::vector<std::size_t> order_by_risk(const std::vector<double>& risks, const std::vector<double>& costs) {
   std::vector<std::size_t> order(risks.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return risks[a] / std::max(costs[a], 1e-3) > risks[b] / std::max(costs[b], 1e-3);
+    if (risks[a] != risks[b]) return risks[a] > risks[b];
+    return costs[a] < costs[b];
   });
   return order;
 }

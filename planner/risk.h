@@ -66,8 +66,10 @@ struct RiskSample {
 RiskWeights fit_risk_weights(const std::vector<RiskSample>& samples, int iterations = 2000,
                              double learning_rate = 0.5, double l2 = 1e-3);
 
-/// Indices of tests ordered by risk / cost, highest first (ties keep input order).
-std::vector<std::size_t> order_by_risk_per_cost(const std::vector<double>& risks,
-                                                const std::vector<double>& costs);
+/// Indices of tests in risk order, highest first; equal risks cheapest first (ties of both keep
+/// input order). Cost does not divide the risk: the scheduler's backfilling keeps the GPUs busy
+/// around an expensive high-risk test, and dividing by cost let cheap tests with no signal run
+/// before every risky one (docs/risk.md).
+std::vector<std::size_t> order_by_risk(const std::vector<double>& risks, const std::vector<double>& costs);
 
 }  // namespace fastci::planner

@@ -55,9 +55,10 @@ TEST(Risk, FittedModelSeparatesFailingFromPassing) {
   EXPECT_FALSE(RiskWeights::from_json("[1,2]").ok());
 }
 
-TEST(Risk, OrderIsRiskPerCost) {
-  auto order = order_by_risk_per_cost({0.9, 0.5, 0.5}, {100, 1, 10});
-  EXPECT_EQ(order, (std::vector<std::size_t>{1, 2, 0}));
+TEST(Risk, OrderIsRiskThenCost) {
+  // The risky expensive test first; the two equal risks cheapest first.
+  auto order = order_by_risk({0.9, 0.5, 0.5}, {100, 10, 1});
+  EXPECT_EQ(order, (std::vector<std::size_t>{0, 2, 1}));
 }
 
 }  // namespace

@@ -20,15 +20,15 @@ std::string group_of(const History& history, const RecordedCommit& entry) {
   return entry.mutant_of;
 }
 
-/// The row's plan re-ordered by `weights` as prioritize orders it (risk per GPU-second, the
-/// known-failing and flaky lane last), then simulated and scored.
+/// The row's plan re-ordered by `weights` as prioritize orders it (risk order, the known-failing
+/// and flaky lane last), then simulated and scored.
 RunMetrics reorder_and_measure(const ReplayRow& row, const RiskWeights& weights, int cluster_gpus) {
   std::vector<double> risks, costs;
   for (const auto& t : row.planned) {
     risks.push_back(risk_score(t.features, weights));
     costs.push_back(t.predicted_seconds * std::max(t.gpus, 1));
   }
-  auto order = order_by_risk_per_cost(risks, costs);
+  auto order = order_by_risk(risks, costs);
   std::stable_partition(order.begin(), order.end(),
                         [&](std::size_t i) { return row.planned[i].lane == FailureClass::none; });
   std::vector<std::string> ids;
