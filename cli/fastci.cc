@@ -14,15 +14,16 @@
 #include "planner/replay_scale.h"
 #include "planner/tune.h"
 #include "util/file.h"
+#include "util/state_dir.h"
 
 namespace {
 
 using namespace fastci;
 
-int explain(const std::string& repository, const std::string& plan_file, const std::string& test_id) {
-  std::filesystem::path path = plan_file.empty()
-                                   ? std::filesystem::path(repository) / ".fastci" / "last-plan.json"
-                                   : std::filesystem::path(plan_file);
+int explain(const std::string& repository, const std::string& state_dir, const std::string& plan_file,
+            const std::string& test_id) {
+  std::filesystem::path path = plan_file.empty() ? util::last_plan_file(util::state_dir(repository, state_dir))
+                                                 : std::filesystem::path(plan_file);
   auto text = util::read_file(path);
   if (!text.ok()) {
     std::cerr << "fastci explain: " << text.error().to_string()
@@ -218,7 +219,9 @@ int main(int argc, char** argv) {
   std::string plan_file, test_id;
   auto* explain_cmd = app.add_subcommand("explain", "why a test was selected, pruned or skipped");
   explain_cmd->add_option("test_id", test_id, "test id as the runner names it")->required();
-  explain_cmd->add_option("--plan", plan_file, "plan JSON (default REPO/.fastci/last-plan.json)");
+  explain_cmd->add_option("--plan", plan_file, "plan JSON (default: last-plan.json in the state folder)");
+  std::string explain_state_dir;
+  explain_cmd->add_option("--state-dir", explain_state_dir, "state folder fastci-analyze wrote (default REPO/.fastci)");
 
   std::string symbol, rev = "HEAD";
   int depth = 2;
@@ -294,7 +297,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? cli::kSuccess : cli::kUsageError;
   }
   try {
-    if (explain_cmd->parsed()) return explain(repository, plan_file, test_id);
+    if (explain_cmd->parsed()) return explain(repository, explain_state_dir, plan_file, test_id);
     if (graph_cmd->parsed()) return graph_dot(repository, rev, symbol, depth);
     evidence.repository = repository;
     if (ingest_cmd->parsed()) return cli::ingest_command(evidence, evidence_files, quiet);

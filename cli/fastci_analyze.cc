@@ -14,6 +14,7 @@
 #include "planner/plan_json.h"
 #include "planner/report.h"
 #include "util/file.h"
+#include "util/state_dir.h"
 
 namespace {
 
@@ -59,10 +60,10 @@ int run(const planner::AnalyzeOptions& options, const Outputs& outputs, bool qui
     else if (int rc = write_or_complain(outputs.emit_file, emitted); rc != cli::kSuccess) return rc;
   }
   // `fastci explain` reads the last plan from the state folder.
-  auto state = options.state_dir.empty() ? options.repository / ".fastci" : options.state_dir;
+  auto state = util::state_dir(options.repository, options.state_dir);
   std::error_code ec;
   std::filesystem::create_directories(state, ec);
-  if (!ec) util::write_file_atomically(state / "last-plan.json", json);
+  if (!ec) util::write_file_atomically(util::last_plan_file(state), json);
   if (!quiet) {
     const auto& s = plan->selection;
     std::fprintf(stderr,

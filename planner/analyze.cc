@@ -9,6 +9,7 @@
 #include "evidence/store/store.h"
 #include "planner/evidence_select.h"
 #include "planner/shrink.h"
+#include "util/state_dir.h"
 
 namespace fastci::planner {
 namespace {
@@ -41,7 +42,7 @@ util::Result<std::unique_ptr<evidence::Store>> open_evidence_store(const Analyze
 
 util::Result<std::unique_ptr<callgraph::IndexCache>> open_index_cache(const AnalyzeOptions& options) {
   if (!options.use_cache) return callgraph::IndexCache::disabled();
-  auto dir = options.state_dir.empty() ? options.repository / ".fastci" : options.state_dir;
+  auto dir = util::state_dir(options.repository, options.state_dir);
   return callgraph::IndexCache::open(dir / "index.db", callgraph::frontend_version());
 }
 
@@ -60,7 +61,7 @@ util::Result<std::vector<callgraph::SourceFile>> source_files(const GitRepositor
 }
 
 callgraph::IndexOptions index_options(const AnalyzeOptions& options) {
-  auto state = options.state_dir.empty() ? options.repository / ".fastci" : options.state_dir;
+  auto state = util::state_dir(options.repository, options.state_dir);
   std::error_code ignored;
   std::filesystem::create_directories(state, ignored);
   return {options.threads, options.show_progress, state};

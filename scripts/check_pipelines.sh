@@ -18,6 +18,10 @@ trap 'rm -rf "$work"' EXIT
 analyze=("$build/cli/fastci-analyze" --repo "$work/repo" --state-dir "$work/state" --no-evidence -q)
 "${analyze[@]}" --base base --head change --out "$work/plan.json" --emit gitlab-pipeline --emit-file "$work/child.yml"
 "$check" -q --builtin-schema vendor.gitlab-ci "$work/child.yml"
+# A later step of the same job explains a test from the plan the state folder holds.
+"$build/cli/fastci" --repo "$work/repo" explain --state-dir "$work/state" \
+  "tests/unit/test_router.py::TestTopKRouter::test_weights_normalised" > "$work/explain.txt"
+grep -q "SELECTED for" "$work/explain.txt" || { echo "check_pipelines: fastci explain --state-dir found no plan" >&2; exit 1; }
 # An empty plan: a commit without the always-run list, planned against itself.
 git -C "$work/repo" checkout -q -b quiet change
 sed -i '/^always_run/d' "$work/repo/pyproject.toml"

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "util/file.h"
+#include "util/state_dir.h"
 #include "util/hash.h"
 
 namespace fastci::util {
@@ -30,6 +31,12 @@ TEST(Paths, InsideFollowsSymlinks) {
   EXPECT_FALSE(is_inside(root, root / "a" / "escape"));
   EXPECT_FALSE(is_inside(root, "/tmp"));
   std::filesystem::remove_all(root);
+}
+
+TEST(StateDir, ChosenFolderWinsOverTheRepositoryDefault) {
+  EXPECT_EQ(state_dir("/repo"), std::filesystem::path("/repo/.fastci"));
+  EXPECT_EQ(state_dir("/repo", "/ci/state"), std::filesystem::path("/ci/state"));
+  EXPECT_EQ(last_plan_file(state_dir("/repo", "/ci/state")), std::filesystem::path("/ci/state/last-plan.json"));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "evidence/store/sql_connection.h"
 #include "evidence/store/sql_store.h"
+#include "util/state_dir.h"
 
 namespace fastci::evidence {
 
@@ -28,7 +29,7 @@ std::string human_bytes(std::int64_t bytes) {
 }  // namespace
 
 std::filesystem::path Store::default_path(const std::filesystem::path& repository_root) {
-  return repository_root / ".fastci" / "evidence.db";
+  return util::state_dir(repository_root) / "evidence.db";
 }
 
 util::Result<std::unique_ptr<Store>> Store::open(const std::string& url) {
