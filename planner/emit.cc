@@ -33,13 +33,10 @@ std::vector<Shard> make_shards(const Plan& plan, int shards_per_class) {
   for (auto& [gpus, entries] : by_gpus) {
     std::size_t count = std::min<std::size_t>(static_cast<std::size_t>(shards_per_class), entries.size());
     std::vector<Shard> shards(count, Shard{gpus, {}, 0});
-    std::vector<std::size_t> order(entries.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
-      return entries[a]->predicted_seconds > entries[b]->predicted_seconds;
-    });
+    // Risk order with backfilling across the class's shards: each test in plan order goes to the
+    // shard that frees up first, so the highest-ranked tests start at once, one per shard.
     std::vector<std::vector<std::size_t>> members(count);
-    for (auto i : order) {
+    for (std::size_t i = 0; i < entries.size(); ++i) {
       auto lightest = std::min_element(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) {
                         return a.predicted_seconds < b.predicted_seconds;
                       }) - shards.begin();
@@ -47,7 +44,6 @@ std::vector<Shard> make_shards(const Plan& plan, int shards_per_class) {
       members[lightest].push_back(i);
     }
     for (std::size_t s = 0; s < count; ++s) {
-      std::sort(members[s].begin(), members[s].end());  // plan (risk) order inside a shard
       for (auto i : members[s]) shards[s].tests.push_back(entries[i]->selected.test.id);
       out.push_back(std::move(shards[s]));
     }

@@ -23,8 +23,10 @@ struct Shard {
   double predicted_seconds = 0;
 };
 
-/// Splits the ordered tests into at most `shards_per_gpu_class` shards per GPU count, balancing
-/// predicted time (longest-processing-time first within each class, plan order kept in a shard).
+/// Splits the ordered tests into at most `shards_per_gpu_class` shards per GPU count: each test,
+/// in plan (risk) order, joins the shard of its class with the least predicted time so far (list
+/// scheduling in risk order, as schedule_ranked does on the cluster), so that the top-ranked tests
+/// start first, one per shard, and a shard runs its tests in plan order.
 std::vector<Shard> make_shards(const Plan& plan, int shards_per_gpu_class);
 
 /// The plan in `format`.
