@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "frontend/python/builtins.h"
 #include "frontend/python/pytest_discovery.h"
 #include "frontend/python/resolver.h"
 
@@ -201,6 +202,9 @@ class Linker {
     std::string receiver = parts[0];
     for (std::size_t k = 1; k + 1 < parts.size(); ++k) receiver += "." + parts[k];
     if (!resolver_.resolve(receiver, g).empty()) return;
+    // open(p).read(), str(x).split(): a builtin's file, string or number, where no scope rebinds it.
+    std::string root = parts[0].substr(0, parts[0].find_first_of("(["));
+    if (returns_library_value(root) && parts[0].size() > root.size() && resolver_.resolve(root, g).empty()) return;
     add(from, "?." + parts.back(), EdgeKind::name_match, reference.line);
     name_matched_.insert(parts.back());
   }

@@ -175,6 +175,8 @@ TEST_F(LinkingFixture, UnresolvedCallsMayReachEveryMethodOfTheirName) {
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.work.sync_known", p + "pkg.work.Work.wait", EdgeKind::call));
   EXPECT_FALSE(has_edge(*facts_, p + "pkg.work.sync_known", "?.wait", EdgeKind::name_match));
   EXPECT_FALSE(has_edge(*facts_, p + "pkg.work.sync_external", "?.wait", EdgeKind::name_match));
+  // A builtin's file or string is a library value.
+  EXPECT_FALSE(has_edge(*facts_, p + "pkg.work.load", "?.read", EdgeKind::name_match));
   // Containers hold what was appended or inserted.
   EXPECT_FALSE(has_edge(*facts_, p + "pkg.work.sync_all", "?.wait", EdgeKind::name_match));
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.work.sync_all", p + "pkg.work.Work.wait", EdgeKind::call));

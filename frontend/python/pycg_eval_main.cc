@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "frontend/python/builtins.h"
 #include "frontend/python/link_modules.h"
 #include "frontend/python/parse_module.h"
 #include "util/file.h"
@@ -23,18 +24,6 @@ namespace fs = std::filesystem;
 namespace py = fastci::frontend::python;
 using fastci::frontend::EdgeKind;
 using fastci::frontend::SymbolKind;
-
-const std::unordered_set<std::string>& builtin_names() {
-  static const std::unordered_set<std::string> names = {
-      "abs", "all", "any", "ascii", "bin", "bool", "breakpoint", "bytearray", "bytes", "callable", "chr",
-      "classmethod", "compile", "complex", "delattr", "dict", "dir", "divmod", "enumerate", "eval", "exec",
-      "filter", "float", "format", "frozenset", "getattr", "globals", "hasattr", "hash", "help", "hex", "id",
-      "input", "int", "isinstance", "issubclass", "iter", "len", "list", "locals", "map", "max", "memoryview",
-      "min", "next", "object", "oct", "open", "ord", "pow", "print", "property", "range", "repr", "reversed",
-      "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple", "type",
-      "vars", "zip", "__import__"};
-  return names;
-}
 
 std::string head_of(const std::string& dotted) {
   std::size_t end = dotted.find_first_of(".([");
@@ -97,7 +86,7 @@ int main(int argc, char** argv) {
       return id.substr(3);
     }
     std::string text = id.substr(1);
-    if (builtin_names().count(text)) return "<builtin>." + text;
+    if (py::is_builtin(text)) return "<builtin>." + text;
     if (external_roots.count(head_of(text)) && text.find_first_of("([") == std::string::npos) return text;
     return "";
   };

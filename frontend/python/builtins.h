@@ -1,0 +1,15 @@
+#pragma once
+/// Python's builtin functions, as the linker and the PyCG benchmark adapter name them.
+
+#include <string_view>
+
+namespace fastci::frontend::python {
+
+/// Whether `name` is a builtin function (when no scope binds it).
+bool is_builtin(std::string_view name);
+
+/// Builtins whose result is never a repository object (a file, a string, a number, a range): a
+/// call on it (`open(p).read()`) is a library call, not one that may reach any method of its name.
+bool returns_library_value(std::string_view name);
+
+}  // namespace fastci::frontend::python
