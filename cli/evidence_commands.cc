@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "cli/exit_codes.h"
+#include "util/exit_codes.h"
 #include "evidence/store/ingest_files.h"
 #include "evidence/store/sql_connection.h"
 #include "evidence/store/store.h"
@@ -38,7 +38,7 @@ int ingest_command(const EvidenceCommandOptions& options, const std::vector<std:
   auto store = open_store(evidence_store_url(options));
   if (!store.ok()) {
     std::cerr << "fastci ingest: " << store.error().to_string() << "\n";
-    return kInputError;
+    return util::kInputError;
   }
   evidence::IngestOptions ingest;
   std::error_code ec;
@@ -51,12 +51,12 @@ int ingest_command(const EvidenceCommandOptions& options, const std::vector<std:
   auto summary = evidence::ingest_files(**store, files, options.format, ingest);
   if (!summary.ok()) {
     std::cerr << "fastci ingest: " << summary.error().to_string() << "\n";
-    return kUsageError;
+    return util::kUsageError;
   }
   std::string text = evidence::format_summary(*summary);
   if (summary->failed() > 0) std::cerr << text;
   else if (!quiet) std::cout << text;
-  return summary->failed() > 0 ? kInputError : kSuccess;
+  return summary->failed() > 0 ? util::kInputError : util::kSuccess;
 }
 
 int evidence_stats_command(const EvidenceCommandOptions& options) {
@@ -64,15 +64,15 @@ int evidence_stats_command(const EvidenceCommandOptions& options) {
   auto store = open_store(url);
   if (!store.ok()) {
     std::cerr << "fastci evidence stats: " << store.error().to_string() << "\n";
-    return kInputError;
+    return util::kInputError;
   }
   auto stats = (*store)->stats();
   if (!stats.ok()) {
     std::cerr << "fastci evidence stats: " << stats.error().to_string() << "\n";
-    return kInputError;
+    return util::kInputError;
   }
   std::cout << "store: " << evidence::redact_url(url) << "\n" << evidence::format_stats(*stats);
-  return kSuccess;
+  return util::kSuccess;
 }
 
 }  // namespace fastci::cli

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cli/exit_codes.h"
+#include "util/exit_codes.h"
 #include "evidence/store/store.h"
 
 namespace fastci::cli {
@@ -41,7 +41,7 @@ TEST_F(EvidenceCommands, IngestsRealFilesAndCountsThem) {
                           {kData / "junit/pytest/deepspeed-v0.14.2-cpu.junit.xml",
                            kData / "coverage/coveragepy/deepspeed-cpu.coverage.json"},
                           /*quiet=*/true);
-  EXPECT_EQ(rc, kSuccess);
+  EXPECT_EQ(rc, util::kSuccess);
   auto store = evidence::Store::open(evidence_store_url(options_));
   ASSERT_TRUE(store.ok());
   auto stats = (*store)->stats();
@@ -51,13 +51,13 @@ TEST_F(EvidenceCommands, IngestsRealFilesAndCountsThem) {
   // context (code run outside any test) is not a test.
   EXPECT_EQ(stats->tests, 43);
   EXPECT_EQ(stats->coverage_rows, 550);
-  EXPECT_EQ(evidence_stats_command(options_), kSuccess);
+  EXPECT_EQ(evidence_stats_command(options_), util::kSuccess);
 }
 
 TEST_F(EvidenceCommands, ABadFileFailsTheCommandAndLeavesTheStoreAsItWas) {
   fs::path bad = dir_ / "broken.xml";
   { std::ofstream(bad) << "<testsuite><testcase name=\"a\""; }
-  EXPECT_EQ(ingest_command(options_, {bad}, true), kInputError);
+  EXPECT_EQ(ingest_command(options_, {bad}, true), util::kInputError);
   auto store = evidence::Store::open(evidence_store_url(options_));
   ASSERT_TRUE(store.ok());
   auto stats = (*store)->stats();

@@ -7,7 +7,7 @@
 
 #include "callgraph/dot.h"
 #include "cli/evidence_commands.h"
-#include "cli/exit_codes.h"
+#include "util/exit_codes.h"
 #include "cli/explain.h"
 #include "planner/analyze.h"
 #include "planner/replay.h"
@@ -28,22 +28,22 @@ int explain(const std::string& repository, const std::string& state_dir, const s
   if (!text.ok()) {
     std::cerr << "fastci explain: " << text.error().to_string()
               << " (run fastci-analyze first, or pass --plan)\n";
-    return cli::kInputError;
+    return util::kInputError;
   }
   auto plan = nlohmann::json::parse(*text, nullptr, false);
   if (plan.is_discarded() || !plan.is_object()) {
     std::cerr << "fastci explain: " << path.string() << ": not a plan JSON file\n";
-    return cli::kInputError;
+    return util::kInputError;
   }
   std::string answer = cli::explain_test(plan, test_id);
   if (answer.empty()) {
     std::cerr << "fastci explain: " << test_id << " is not in the plan " << path.string() << "\n";
     auto similar = cli::similar_test_ids(plan, test_id.substr(test_id.rfind(':') + 1));
     for (const auto& s : similar) std::cerr << "  did you mean " << s << "\n";
-    return cli::kNotFound;
+    return util::kNotFound;
   }
   std::cout << answer;
-  return cli::kSuccess;
+  return util::kSuccess;
 }
 
 /// Finds a symbol by id, by qualified name, or by a unique suffix of the qualified name.
@@ -67,30 +67,30 @@ int graph_dot(const std::string& repository, const std::string& rev, const std::
   auto repo = planner::GitRepository::open(repository);
   if (!repo.ok()) {
     std::cerr << "fastci graph: " << repo.error().to_string() << "\n";
-    return cli::kInputError;
+    return util::kInputError;
   }
   auto commit = (*repo)->resolve(rev);
   if (!commit.ok()) {
     std::cerr << "fastci graph: " << commit.error().to_string() << "\n";
-    return cli::kInputError;
+    return util::kInputError;
   }
   auto cache = planner::open_index_cache(options);
   if (!cache.ok()) {
     std::cerr << "fastci graph: " << cache.error().to_string() << "\n";
-    return cli::kInputError;
+    return util::kInputError;
   }
   auto index = planner::index_commit(**repo, *commit, **cache, options);
   if (!index.ok()) {
     std::cerr << "fastci graph: " << index.error().to_string() << "\n";
-    return cli::kInputError;
+    return util::kInputError;
   }
   auto vertex = find_symbol(index->graph, symbol);
   if (!vertex) {
     std::cerr << "fastci graph: no unique symbol named '" << symbol << "' at " << rev << "\n";
-    return cli::kNotFound;
+    return util::kNotFound;
   }
   std::cout << callgraph::neighbourhood_dot(index->graph, *vertex, depth);
-  return cli::kSuccess;
+  return util::kSuccess;
 }
 
 /// Reads `--weights FILE` into `weights`; false (with the reason printed) when it cannot.
@@ -118,40 +118,40 @@ int replay_history(const std::string& file, const std::vector<std::string>& name
     if (!strategy) {
       std::cerr << "fastci replay: unknown strategy '" << name
                 << "' (run-all, file-level, coverage-only, fastci-select, fastci-prune, fastci-prioritize, fastci-shrink)\n";
-      return cli::kUsageError;
+      return util::kUsageError;
     }
     strategies.push_back(*strategy);
   }
   auto history = planner::load_history(file);
   if (!history.ok()) {
     std::cerr << "fastci replay: " << history.error().to_string() << "\n";
-    return cli::kInputError;
+    return util::kInputError;
   }
   planner::ReplayOptions options;
   options.state_dir = state_dir;
   options.threads = threads;
-  if (!read_weights("fastci replay", weights_file, options.weights)) return cli::kInputError;
+  if (!read_weights("fastci replay", weights_file, options.weights)) return util::kInputError;
   auto reports = planner::replay(*history, strategies, options);
   if (!reports.ok()) {
     std::cerr << "fastci replay: " << reports.error().to_string() << "\n";
-    return cli::kInputError;
+    return util::kInputError;
   }
   std::cout << planner::format_replay(*history, *reports);
   if (!json_file.empty()) {
     auto written = util::write_file_atomically(json_file, planner::format_replay_json(*history, *reports));
     if (!written.ok()) {
       std::cerr << "fastci replay: --json: " << written.error().to_string() << "\n";
-      return cli::kInputError;
+      return util::kInputError;
     }
   }
-  return cli::kSuccess;
+  return util::kSuccess;
 }
 
 int tune_weights(const std::string& file, const std::string& state_dir, unsigned threads, const std::string& out_file) {
   auto history = planner::load_history(file);
   if (!history.ok()) {
     std::cerr << "fastci tune: " << history.error().to_string() << "\n";
-    return cli::kInputError;
+    return util::kInputError;
   }
   planner::ReplayOptions options;
   options.state_dir = state_dir;
@@ -159,25 +159,25 @@ int tune_weights(const std::string& file, const std::string& state_dir, unsigned
   auto result = planner::tune(*history, options);
   if (!result.ok()) {
     std::cerr << "fastci tune: " << result.error().to_string() << "\n";
-    return cli::kInputError;
+    return util::kInputError;
   }
   std::cout << planner::format_tune(*result);
   // Too few failures: the defaults are written, so that a pipeline passing --weights keeps working.
   auto written = util::write_file_atomically(out_file, result->weights.to_json() + "\n");
   if (!written.ok()) {
     std::cerr << "fastci tune: --out: " << written.error().to_string() << "\n";
-    return cli::kInputError;
+    return util::kInputError;
   }
   std::cout << "\nwrote " << (result->fitted ? "the fitted" : "the default") << " weights to " << out_file
             << " (fastci-analyze --weights " << out_file << ")\n";
-  return cli::kSuccess;
+  return util::kSuccess;
 }
 
 int replay_pytorch_scale(const std::string& folder, std::vector<std::string> jobs, int gpus) {
   auto data = planner::load_pytorch_ci(folder);
   if (!data.ok()) {
     std::cerr << "fastci replay: " << data.error().to_string() << "\n";
-    return cli::kInputError;
+    return util::kInputError;
   }
   if (jobs.empty())
     jobs = {"default/default", "linux-jammy-cuda13.0-py3.10-gcc11/default", "linux-jammy-cuda13.0-py3.10-gcc11/distributed",
@@ -193,19 +193,19 @@ int replay_pytorch_scale(const std::string& folder, std::vector<std::string> job
     std::size_t slash = name.rfind('/');
     if (slash == std::string::npos) {
       std::cerr << "fastci replay: --job wants JOB/CONFIG, got '" << name << "'\n";
-      return cli::kUsageError;
+      return util::kUsageError;
     }
     auto r = planner::simulate_pytorch_ci(*data, name.substr(0, slash), name.substr(slash + 1), gpus);
     if (!r.ok()) {
       std::cerr << "fastci replay: " << r.error().to_string() << "\n";
-      return cli::kInputError;
+      return util::kInputError;
     }
     results.push_back(std::move(*r));
   }
   std::cout << data->tests_of_source.size() << " single-file changes (every source file of the profiled map), "
             << data->map_pairs << " source-test pairs\n\n"
             << planner::format_scale(results);
-  return cli::kSuccess;
+  return util::kSuccess;
 }
 
 }  // namespace
@@ -294,7 +294,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    return rc == 0 ? cli::kSuccess : cli::kUsageError;
+    return rc == 0 ? util::kSuccess : util::kUsageError;
   }
   try {
     if (explain_cmd->parsed()) return explain(repository, explain_state_dir, plan_file, test_id);
@@ -306,14 +306,14 @@ int main(int argc, char** argv) {
     if (replay_cmd->parsed()) {
       if (history_file.empty()) {
         std::cerr << "fastci replay: --history FILE or --pytorch-ci DIR is required\n";
-        return cli::kUsageError;
+        return util::kUsageError;
       }
       return replay_history(history_file, strategy_names, state_dir, threads, replay_json, replay_weights);
     }
     if (tune_cmd->parsed()) return tune_weights(tune_history, state_dir, threads, tune_out);
   } catch (const std::exception& e) {
     std::cerr << "fastci: internal error: " << e.what() << "\n";
-    return cli::kInternalError;
+    return util::kInternalError;
   }
-  return cli::kUsageError;
+  return util::kUsageError;
 }

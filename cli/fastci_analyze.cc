@@ -7,7 +7,7 @@
 #include <iostream>
 #include <optional>
 
-#include "cli/exit_codes.h"
+#include "util/exit_codes.h"
 #include "planner/analyze.h"
 #include "planner/emit.h"
 #include "planner/html_report.h"
@@ -23,9 +23,9 @@ using namespace fastci;
 int write_or_complain(const std::filesystem::path& path, const std::string& text) {
   if (auto status = util::write_file_atomically(path, text); !status) {
     std::cerr << "fastci-analyze: " << status.error().to_string() << "\n";
-    return cli::kInputError;
+    return util::kInputError;
   }
-  return cli::kSuccess;
+  return util::kSuccess;
 }
 
 /// Where each optional output goes.
@@ -44,20 +44,20 @@ int run(const planner::AnalyzeOptions& options, const Outputs& outputs, bool qui
   auto plan = planner::analyze(options);
   if (!plan.ok()) {
     std::cerr << "fastci-analyze: " << plan.error().to_string() << "\n";
-    return cli::kInputError;
+    return util::kInputError;
   }
   std::string json = planner::plan_to_json(*plan).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  if (int rc = write_or_complain(out, json); rc != cli::kSuccess) return rc;
+  if (int rc = write_or_complain(out, json); rc != util::kSuccess) return rc;
   if (!report.empty())
-    if (int rc = write_or_complain(report, planner::render_markdown_report(*plan)); rc != cli::kSuccess)
+    if (int rc = write_or_complain(report, planner::render_markdown_report(*plan)); rc != util::kSuccess)
       return rc;
   if (!outputs.html.empty())
-    if (int rc = write_or_complain(outputs.html, planner::render_html_report(*plan)); rc != cli::kSuccess)
+    if (int rc = write_or_complain(outputs.html, planner::render_html_report(*plan)); rc != util::kSuccess)
       return rc;
   if (outputs.emit) {
     std::string emitted = planner::emit_plan(*plan, *outputs.emit, outputs.shards);
     if (outputs.emit_file.empty() || outputs.emit_file == "-") std::cout << emitted;
-    else if (int rc = write_or_complain(outputs.emit_file, emitted); rc != cli::kSuccess) return rc;
+    else if (int rc = write_or_complain(outputs.emit_file, emitted); rc != util::kSuccess) return rc;
   }
   // `fastci explain` reads the last plan from the state folder.
   auto state = util::state_dir(options.repository, options.state_dir);
@@ -72,7 +72,7 @@ int run(const planner::AnalyzeOptions& options, const Outputs& outputs, bool qui
                  plan->prioritized.pruned.size(), plan->widened() ? " (widened: see report)" : "",
                  plan->timing.total_seconds, out.c_str());
   }
-  return cli::kSuccess;
+  return util::kSuccess;
 }
 
 /// Seconds in "90m", "2h", "3600s" or "3600"; nullopt when malformed.
@@ -130,20 +130,20 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    return rc == 0 ? cli::kSuccess : cli::kUsageError;
+    return rc == 0 ? util::kSuccess : util::kUsageError;
   }
   if (prune == "off") options.prioritize.prune = planner::PruneMode::off;
   else if (prune == "safe") options.prioritize.prune = planner::PruneMode::safe;
   else if (prune == "aggressive") options.prioritize.prune = planner::PruneMode::aggressive;
   else {
     std::cerr << "fastci-analyze: --prune: expected off, safe or aggressive, got '" << prune << "'\n";
-    return cli::kUsageError;
+    return util::kUsageError;
   }
   if (!budget.empty()) {
     auto seconds = parse_duration(budget);
     if (!seconds) {
       std::cerr << "fastci-analyze: --budget: expected a duration like 90m, 2h or 3600s, got '" << budget << "'\n";
-      return cli::kUsageError;
+      return util::kUsageError;
     }
     options.prioritize.budget_seconds = *seconds;
   }
@@ -151,12 +151,12 @@ int main(int argc, char** argv) {
     auto text = util::read_file(weights);
     if (!text.ok()) {
       std::cerr << "fastci-analyze: " << text.error().to_string() << "\n";
-      return cli::kInputError;
+      return util::kInputError;
     }
     auto parsed = planner::RiskWeights::from_json(*text);
     if (!parsed.ok()) {
       std::cerr << "fastci-analyze: " << weights << ": " << parsed.error().message << "\n";
-      return cli::kInputError;
+      return util::kInputError;
     }
     options.prioritize.weights = *parsed;
   }
@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
     auto format = planner::emit_format_from_string(emit);
     if (!format.ok()) {
       std::cerr << "fastci-analyze: --emit: " << format.error().message << "\n";
-      return cli::kUsageError;
+      return util::kUsageError;
     }
     outputs.emit = *format;
   }
@@ -178,6 +178,6 @@ int main(int argc, char** argv) {
     return run(options, outputs, quiet);
   } catch (const std::exception& e) {
     std::cerr << "fastci-analyze: internal error: " << e.what() << "\n";
-    return cli::kInternalError;
+    return util::kInternalError;
   }
 }

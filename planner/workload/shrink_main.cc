@@ -9,11 +9,13 @@
 #include "planner/workload/deepspeed_inventory.h"
 #include "planner/workload/megatron_plan.h"
 #include "planner/workload/propose.h"
-#include "util/data_dir.h"
-#include "util/file.h"
 #include "planner/workload/report.h"
+#include "util/data_dir.h"
+#include "util/exit_codes.h"
+#include "util/file.h"
 
 namespace workload = fastci::planner::workload;
+namespace util = fastci::util;
 namespace fs = std::filesystem;
 
 namespace {
@@ -69,12 +71,12 @@ int propose_deepspeed(const std::string& inventory, const std::string& runs_file
   auto tests = workload::read_deepspeed_inventory(inventory, data.catalogue);
   if (!tests) {
     std::cerr << "fastci-shrink: " << tests.error().to_string() << "\n";
-    return 1;
+    return util::kInputError;
   }
   auto runs = read_sized_runs(runs_file);
   if (!runs) {
     std::cerr << "fastci-shrink: " << runs.error().to_string() << "\n";
-    return 1;
+    return util::kInputError;
   }
   std::vector<workload::WorkloadProposal> proposals;
   workload::ProposeOptions options;
@@ -93,7 +95,7 @@ int propose_deepspeed(const std::string& inventory, const std::string& runs_file
   } else {
     std::cout << workload::markdown_table(proposals);
   }
-  return 0;
+  return util::kSuccess;
 }
 
 }  // namespace
@@ -102,7 +104,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Propose shrunk workloads for Megatron-LM functional tests, with reasons, constraints and cost"};
   std::vector<std::string> configs;
   std::string megatron_dir;
-  std::string data_dir = fastci::util::data_dir(fastci::util::workload_data()).string();
+  std::string data_dir = util::data_dir(util::workload_data()).string();
   std::string format = "markdown";
   std::string mode = "differential";
   bool all = false;
@@ -120,17 +122,22 @@ int main(int argc, char** argv) {
   app.add_option("--deepspeed-inventory", deepspeed_inventory,
                  "DeepSpeed node ids with world_size (JSONL, as in shared/data/deepspeed) instead of Megatron configs");
   app.add_option("--sized-runs", sized_runs, "runs of those tests recorded at known sizes (JSON)");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? util::kSuccess : util::kUsageError;
+  }
 
   if (!deepspeed_inventory.empty()) {
     auto data = workload::load_workload_data(data_dir);
     if (!data) {
       std::cerr << "fastci-shrink: " << data.error().to_string() << "\n";
-      return 1;
+      return util::kInputError;
     }
     if (sized_runs.empty()) {
       std::cerr << "fastci-shrink: --deepspeed-inventory needs --sized-runs\n";
-      return 2;
+      return util::kUsageError;
     }
     const workload::ValidationMode allowed = validation_mode(mode);
     return propose_deepspeed(deepspeed_inventory, sized_runs, *data, allowed, format);
@@ -138,32 +145,32 @@ int main(int argc, char** argv) {
 
   if (configs.empty() && !all) {
     std::cerr << "fastci-shrink: give model_config.yaml files or --all with --megatron-dir\n";
-    return 2;
+    return util::kUsageError;
   }
   if (megatron_dir.empty()) {
     if (configs.empty()) {
       std::cerr << "fastci-shrink: --all needs --megatron-dir\n";
-      return 2;
+      return util::kUsageError;
     }
     megatron_dir = megatron_dir_of(configs.front());
   }
   for (const std::string& config : configs) {
     if (!fs::is_regular_file(config)) {
-      std::cerr << config << ": no such file\n";
-      return 1;
+      std::cerr << "fastci-shrink: " << config << ": no such file\n";
+      return util::kInputError;
     }
   }
   auto data = workload::load_workload_data(data_dir);
   if (!data) {
     std::cerr << "fastci-shrink: " << data.error().to_string() << "\n";
-    return 1;
+    return util::kInputError;
   }
   if (startup_seconds >= 0) data->cost.startup_seconds = startup_seconds;
   const workload::ValidationMode allowed = validation_mode(mode);
   auto plan = workload::plan_megatron_suite(megatron_dir, *data, allowed);
   if (!plan) {
     std::cerr << "fastci-shrink: " << plan.error().to_string() << "\n";
-    return 1;
+    return util::kInputError;
   }
   for (const auto& problem : plan->problems) std::cerr << "fastci-shrink: skipped " << problem.to_string() << "\n";
 
@@ -180,8 +187,8 @@ int main(int argc, char** argv) {
           found = true;
         }
       if (!found) {
-        std::cerr << config << ": not a test case under " << megatron_dir << "/test_cases\n";
-        return 1;
+        std::cerr << "fastci-shrink: " << config << ": not a test case under " << megatron_dir << "/test_cases\n";
+        return util::kInputError;
       }
     }
   }
@@ -205,7 +212,9 @@ int main(int argc, char** argv) {
   } else {
     std::cout << workload::markdown_table(selected);
   }
+  // Proposals that fail a constraint are part of the answer (the table says which and why).
   int failing = 0;
   for (const auto& proposal : selected) failing += proposal.all_constraints_pass() ? 0 : 1;
-  return failing == 0 ? 0 : 3;
+  if (failing > 0) std::cerr << "fastci-shrink: " << failing << " of " << selected.size() << " proposals fail a constraint\n";
+  return util::kSuccess;
 }
