@@ -506,7 +506,9 @@ std::string format_replay(const History& history, const std::vector<ReplayReport
       out << "| " << to_string(report.strategy) << " | " << caught << " / " << killable << " | "
           << (missed.empty() ? "-" : missed) << " |\n";
     }
-    out << "\nOn the mutants (every failure counted, killed or already failing):\n\n" << kTotalsHeader;
+    out << "\nOn the mutants (killed or not; failures of known-failing and flaky tests, and those already "
+           "on the real commit, not counted):\n\n"
+        << kTotalsHeader;
     for (const auto& report : reports) totals_row(out, history, report, true);
   }
   out << "\n| commit | strategy | tests | latency (s) | GPU-h | caught | first failure (s) | APFD | APFDc | "

@@ -20,7 +20,7 @@ struct ScheduledJob {
 /// The schedule of a whole plan.
 struct ScheduleResult {
   std::vector<ScheduledJob> jobs;      ///< in rank (plan) order, with start and end
-  std::vector<std::size_t> start_order;  ///< indices into jobs by start time, ties in rank order
+  std::vector<std::size_t> start_order;  ///< indices into jobs in the order the scheduler started them
   double makespan_seconds = 0;         ///< CI latency
   double gpu_seconds = 0;              ///< GPUs held x seconds
 };
@@ -29,8 +29,10 @@ struct ScheduleResult {
 /// highest-ranked waiting job that fits starts; when the highest-ranked waiting job does not fit,
 /// it gets a reservation at the earliest time enough GPUs are free, and lower-ranked jobs that fit
 /// now start in rank order as long as they do not delay that reservation (they end before it, or
-/// use GPUs it does not need). A multi-GPU job needs all its GPUs at once; a job wider than the
-/// cluster is clamped to the cluster.
+/// use GPUs it does not need). The rank order may not cost latency beyond what a load-balancing
+/// order reaches: with M the makespan of the same jobs longest first, a job whose latest start to
+/// end by M comes before the scheduler's next decision starts first (earliest such deadline first).
+/// A multi-GPU job needs all its GPUs at once; a job wider than the cluster is clamped to it.
 ScheduleResult schedule_ranked(std::vector<ScheduledJob> jobs, int cluster_gpus);
 
 }  // namespace fastci::planner

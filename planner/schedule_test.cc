@@ -32,11 +32,20 @@ TEST(Schedule, BackfillsAroundAWideJobWithoutDelayingIt) {
 TEST(Schedule, BackfillsOnGpusTheReservationDoesNotNeed) {
   // 4 GPUs: a holds 2 until 10; w needs 3, reserved at 10 when 4 are free, so 1 GPU is spare then
   // and b may hold it past the reservation.
-  auto r = schedule_ranked({{"a", 2, 10}, {"w", 3, 5}, {"b", 1, 20}}, 4);
+  auto r = schedule_ranked({{"a", 2, 10}, {"w", 3, 5}, {"b", 1, 14}}, 4);
   EXPECT_DOUBLE_EQ(r.jobs[2].start, 0);
   EXPECT_DOUBLE_EQ(r.jobs[1].start, 10);
-  EXPECT_DOUBLE_EQ(r.makespan_seconds, 20);
+  EXPECT_DOUBLE_EQ(r.makespan_seconds, 15);
   EXPECT_EQ(r.start_order, (std::vector<std::size_t>{0, 2, 1}));
+}
+
+TEST(Schedule, ALongLowRankedJobStartsWhenWaitingWouldCostLatency) {
+  // 2 GPUs, four 1 s jobs ranked before a 4 s one. Longest first ends at 4 (L 0-4 beside a, b, c,
+  // d one after another), so L must start at 0; in plain rank order it would start at 2, ending 6.
+  auto r = schedule_ranked({{"a", 1, 1}, {"b", 1, 1}, {"c", 1, 1}, {"d", 1, 1}, {"L", 1, 4}}, 2);
+  EXPECT_DOUBLE_EQ(r.jobs[4].start, 0);
+  EXPECT_DOUBLE_EQ(r.makespan_seconds, 4);
+  EXPECT_EQ(r.start_order, (std::vector<std::size_t>{4, 0, 1, 2, 3}));
 }
 
 TEST(Schedule, CpuJobsTakeASlotAndOversizedJobsAreClamped) {
