@@ -1,13 +1,15 @@
 #include "cli/evidence_commands.h"
 
+#include <ctime>
 #include <iostream>
 
-#include "util/exit_codes.h"
 #include "evidence/store/ingest_files.h"
+#include "evidence/store/retention.h"
 #include "evidence/store/sql_connection.h"
 #include "evidence/store/store.h"
 #include "planner/analyze.h"
 #include "planner/git_repository.h"
+#include "util/exit_codes.h"
 
 namespace fastci::cli {
 
@@ -72,6 +74,41 @@ int evidence_stats_command(const EvidenceCommandOptions& options) {
     return util::kInputError;
   }
   std::cout << "store: " << evidence::redact_url(url) << "\n" << evidence::format_stats(*stats);
+  return util::kSuccess;
+}
+
+int evidence_gc_command(const EvidenceCommandOptions& options, long long keep_runs, double older_than_days,
+                        bool dry_run) {
+  evidence::RetentionPolicy policy;
+  if (keep_runs >= 0) policy.keep_runs = keep_runs;
+  if (older_than_days >= 0) policy.older_than_days = older_than_days;
+  if (!policy.keep_runs && !policy.older_than_days) {
+    std::cerr << "fastci evidence gc: give --keep-runs N and/or --older-than DAYS\n";
+    return util::kUsageError;
+  }
+  const std::string url = evidence_store_url(options);
+  auto store = open_store(url);
+  if (!store.ok()) {
+    std::cerr << "fastci evidence gc: " << store.error().to_string() << "\n";
+    return util::kInputError;
+  }
+  auto runs = (*store)->runs();
+  if (!runs.ok()) {
+    std::cerr << "fastci evidence gc: " << runs.error().to_string() << "\n";
+    return util::kInputError;
+  }
+  std::time_t now = std::time(nullptr);
+  auto doomed = evidence::runs_to_delete(*runs, policy, now);
+  if (!dry_run) {
+    auto deleted = evidence::collect_garbage(**store, policy, now);
+    if (!deleted.ok()) {
+      std::cerr << "fastci evidence gc: " << deleted.error().to_string() << "\n";
+      return util::kInputError;
+    }
+    doomed = *deleted;
+  }
+  std::cout << "store: " << evidence::redact_url(url) << "\n"
+            << (dry_run ? "would delete " : "deleted ") << doomed.size() << " of " << runs->size() << " runs\n";
   return util::kSuccess;
 }
 

@@ -29,4 +29,9 @@ int ingest_command(const EvidenceCommandOptions& options, const std::vector<std:
 /// Prints the store's counts. Returns an exit code.
 int evidence_stats_command(const EvidenceCommandOptions& options);
 
+/// Deletes runs beyond the newest `keep_runs` and/or older than `older_than_days` (negative: no
+/// limit); with `dry_run`, only lists them. Returns an exit code.
+int evidence_gc_command(const EvidenceCommandOptions& options, long long keep_runs, double older_than_days,
+                        bool dry_run);
+
 }  // namespace fastci::cli

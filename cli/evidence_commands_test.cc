@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "util/exit_codes.h"
 #include "evidence/store/store.h"
+#include "util/exit_codes.h"
 
 namespace fastci::cli {
 namespace {
@@ -64,6 +64,24 @@ TEST_F(EvidenceCommands, ABadFileFailsTheCommandAndLeavesTheStoreAsItWas) {
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->runs, 0);
   EXPECT_EQ(stats->results, 0);
+}
+
+TEST_F(EvidenceCommands, GcKeepsTheNewestRealRuns) {
+  if (!fs::exists(kData)) GTEST_SKIP() << kData << " is not here";
+  for (const char* run : {"ci-1", "ci-2", "ci-3"}) {
+    options_.run_name = run;
+    ASSERT_EQ(ingest_command(options_, {kData / "junit/pytest/deepspeed-v0.14.2-cpu.junit.xml"}, true), util::kSuccess);
+  }
+  EXPECT_EQ(evidence_gc_command(options_, -1, -1, false), util::kUsageError);  // no limit given
+  EXPECT_EQ(evidence_gc_command(options_, 1, -1, /*dry_run=*/true), util::kSuccess);
+  auto store = evidence::Store::open(evidence_store_url(options_));
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ((*store)->runs()->size(), 3u);  // a dry run deletes nothing
+  EXPECT_EQ(evidence_gc_command(options_, 1, -1, false), util::kSuccess);
+  auto runs = (*store)->runs();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ(runs->front().name, "ci-3");
 }
 
 }  // namespace

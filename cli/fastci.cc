@@ -7,12 +7,12 @@
 
 #include "callgraph/dot.h"
 #include "cli/evidence_commands.h"
-#include "util/exit_codes.h"
 #include "cli/explain.h"
 #include "planner/analyze.h"
 #include "planner/replay.h"
 #include "planner/replay_scale.h"
 #include "planner/tune.h"
+#include "util/exit_codes.h"
 #include "util/file.h"
 #include "util/state_dir.h"
 
@@ -250,6 +250,15 @@ int main(int argc, char** argv) {
   evidence_cmd->require_subcommand(1);
   auto* stats_cmd = evidence_cmd->add_subcommand("stats", "counts of runs, tests, coverage, contexts and kernels");
   stats_cmd->add_option("--store", evidence.store, "store URL (default: [tool.fastci] store, else REPO/.fastci/evidence.db)");
+  auto* gc_cmd = evidence_cmd->add_subcommand("gc", "delete old runs: keep the newest N and/or those younger than DAYS");
+  gc_cmd->add_option("--store", evidence.store, "store URL (default: [tool.fastci] store, else REPO/.fastci/evidence.db)");
+  long long keep_runs = -1;
+  double older_than_days = -1;
+  bool gc_dry_run = false;
+  gc_cmd->add_option("--keep-runs", keep_runs, "keep the newest N runs")->check(CLI::NonNegativeNumber);
+  gc_cmd->add_option("--older-than", older_than_days, "delete runs ingested more than DAYS ago")
+      ->check(CLI::NonNegativeNumber);
+  gc_cmd->add_flag("--dry-run", gc_dry_run, "list what would go, delete nothing");
 
   std::string history_file, state_dir, replay_json;
   std::vector<std::string> strategy_names = {"run-all",      "file-level",   "coverage-only",
@@ -302,6 +311,7 @@ int main(int argc, char** argv) {
     evidence.repository = repository;
     if (ingest_cmd->parsed()) return cli::ingest_command(evidence, evidence_files, quiet);
     if (stats_cmd->parsed()) return cli::evidence_stats_command(evidence);
+    if (gc_cmd->parsed()) return cli::evidence_gc_command(evidence, keep_runs, older_than_days, gc_dry_run);
     if (replay_cmd->parsed() && !pytorch_ci.empty()) return replay_pytorch_scale(pytorch_ci, scale_jobs, scale_gpus);
     if (replay_cmd->parsed()) {
       if (history_file.empty()) {

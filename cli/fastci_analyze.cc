@@ -7,12 +7,12 @@
 #include <iostream>
 #include <optional>
 
-#include "util/exit_codes.h"
 #include "planner/analyze.h"
 #include "planner/emit.h"
 #include "planner/html_report.h"
 #include "planner/plan_json.h"
 #include "planner/report.h"
+#include "util/exit_codes.h"
 #include "util/file.h"
 #include "util/state_dir.h"
 

@@ -64,6 +64,12 @@ TEST_F(PostgresStoreTest, IngestsAndAnswersQueries) {
   expect_synthetic_queries(*store, 5, 4);
 }
 
+TEST_F(PostgresStoreTest, GcKeepsTheNewestRuns) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  expect_gc_keeps_the_newest_runs(*store);
+}
+
 TEST_F(PostgresStoreTest, FailedIngestLeavesStoreUnchanged) {
   auto store = open();
   ASSERT_TRUE(store);

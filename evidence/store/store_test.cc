@@ -200,6 +200,29 @@ TEST_F(SqliteStoreTest, ConcurrentFirstOpenMigratesOnce) {
   EXPECT_EQ(stats->schema_version, 1);
 }
 
+TEST_F(SqliteStoreTest, GcKeepsTheNewestRuns) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  expect_gc_keeps_the_newest_runs(*store);
+}
+
+TEST(Retention, CountAndAgeLimitsAndUnreadableDates) {
+  std::vector<RunInfo> runs(4);
+  const char* dates[] = {"2026-11-01T00:00:00Z", "2026-11-20T00:00:00Z", "not a date", "2026-12-02T12:00:00Z"};
+  for (int i = 0; i < 4; ++i) {
+    runs[i].id = i + 1;
+    runs[i].ingested_at = dates[i];
+  }
+  std::time_t now = 1796256000;  // 2026-12-03T00:00:00Z
+  EXPECT_EQ(runs_to_delete(runs, {}, now), std::vector<std::int64_t>{});
+  EXPECT_EQ(runs_to_delete(runs, {2, std::nullopt}, now), (std::vector<std::int64_t>{1, 2}));
+  // Older than 20 days: only the first (32 days); the unreadable date is kept, never guessed old.
+  EXPECT_EQ(runs_to_delete(runs, {std::nullopt, 20.0}, now), (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(runs_to_delete(runs, {std::nullopt, 10.0}, now), (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(runs_to_delete(runs, {2, 20.0}, now), (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(runs_to_delete(runs, {0, std::nullopt}, now), (std::vector<std::int64_t>{1, 2, 3, 4}));
+}
+
 TEST_F(SqliteStoreTest, DeleteRunRemovesItsRows) {
   auto store = open();
   ASSERT_TRUE(store);

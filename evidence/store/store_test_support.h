@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "evidence/store/retention.h"
 #include "evidence/store/store.h"
 
 namespace fastci::evidence {
@@ -194,6 +195,36 @@ inline void expect_concurrent_ingests_lose_nothing(const std::string& url, int p
   auto names = (*store)->all_tests();
   ASSERT_TRUE(names.ok());
   EXPECT_EQ(static_cast<std::int64_t>(names->size()), tests);
+}
+
+/// Four runs ingested; gc keeping two deletes the two oldest and every row they alone held.
+inline void expect_gc_keeps_the_newest_runs(Store& store) {
+  for (int r = 0; r < 4; ++r)
+    ASSERT_TRUE(store.ingest(synthetic_producer(r * 3, 3, 2, "commit" + std::to_string(r)), "synthetic",
+                             "run-" + std::to_string(r))
+                    .ok());
+  auto before = store.runs();
+  ASSERT_TRUE(before.ok());
+  ASSERT_EQ(before->size(), 4u);
+  auto deleted = collect_garbage(store, {2, std::nullopt}, std::time(nullptr));
+  ASSERT_TRUE(deleted.ok()) << deleted.error().to_string();
+  EXPECT_EQ(*deleted, (std::vector<std::int64_t>{(*before)[0].id, (*before)[1].id}));
+  auto after = store.runs();
+  ASSERT_TRUE(after.ok());
+  ASSERT_EQ(after->size(), 2u);
+  EXPECT_EQ((*after)[0].id, (*before)[2].id);
+  auto stats = store.stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->runs, 2);
+  EXPECT_EQ(stats->results, 6);
+  EXPECT_EQ(stats->coverage_rows, 12);
+  // Nothing is old yet: an age limit alone keeps everything.
+  auto none = collect_garbage(store, {std::nullopt, 1.0}, std::time(nullptr));
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  auto later = collect_garbage(store, {std::nullopt, 1.0}, std::time(nullptr) + 3 * 86400);
+  ASSERT_TRUE(later.ok());
+  EXPECT_EQ(later->size(), 2u);
 }
 
 }  // namespace fastci::evidence

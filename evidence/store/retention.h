@@ -1,0 +1,28 @@
+#pragma once
+/// Retention of the evidence store: which runs `fastci evidence gc` deletes.
+
+#include <cstdint>
+#include <ctime>
+#include <optional>
+#include <vector>
+
+#include "evidence/store/store.h"
+
+namespace fastci::evidence {
+
+/// What to keep: the newest `keep_runs` runs, and/or runs ingested less than `older_than_days` ago.
+/// A run is deleted when either limit says so; with neither set, nothing is.
+struct RetentionPolicy {
+  std::optional<std::int64_t> keep_runs;
+  std::optional<double> older_than_days;
+};
+
+/// The runs the policy deletes, oldest first. `now` is seconds since the epoch; a run whose
+/// ingested_at cannot be read is kept (it is never guessed old).
+std::vector<std::int64_t> runs_to_delete(const std::vector<RunInfo>& runs, const RetentionPolicy& policy,
+                                         std::time_t now);
+
+/// Deletes what the policy says, each run in its own transaction; returns the ids deleted.
+util::Result<std::vector<std::int64_t>> collect_garbage(Store& store, const RetentionPolicy& policy, std::time_t now);
+
+}  // namespace fastci::evidence
