@@ -18,25 +18,6 @@ std::string fixed(double value, int decimals) {
 
 std::string minutes(double seconds) { return fixed(seconds / 60, 1) + " min"; }
 
-/// An inline code span that survives any text: test ids come from the pull request, and a
-/// backtick, a pipe or a newline in one must not break out of it or of a table cell.
-std::string code(const std::string& text) {
-  std::string clean;
-  for (char c : text) {
-    if (c == '\n' || c == '\r') clean += ' ';
-    else if (c == '|') clean += "\\|";
-    else clean += c;
-  }
-  std::size_t run = 0, longest = 0;
-  for (char c : clean) {
-    run = c == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  std::string fence(longest + 1, '`');
-  bool pad = clean.empty() || clean.front() == '`' || clean.back() == '`';
-  return fence + (pad ? " " : "") + clean + (pad ? " " : "") + fence;
-}
-
 /// Plain text for a table cell or a list line: one line, pipes escaped.
 std::string cell(const std::string& text) {
   std::string out;
@@ -46,6 +27,20 @@ std::string cell(const std::string& text) {
     else out += c;
   }
   return out;
+}
+
+/// An inline code span that survives any text: test ids come from the pull request, and a
+/// backtick, a pipe or a newline in one must not break out of it or of a table cell.
+std::string code(const std::string& text) {
+  std::string clean = cell(text);
+  std::size_t run = 0, longest = 0;
+  for (char c : clean) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  std::string fence(longest + 1, '`');
+  bool pad = clean.empty() || clean.front() == '`' || clean.back() == '`';
+  return fence + (pad ? " " : "") + clean + (pad ? " " : "") + fence;
 }
 
 std::string plural(std::size_t n, const char* one, const char* many) {
