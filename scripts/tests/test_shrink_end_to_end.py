@@ -73,7 +73,7 @@ def test_a_test_shrinks_only_where_the_smaller_run_shows_the_same_evidence(tmp_p
     assert all("shrink" not in t for i, t in tests.items() if i != FORK)
     # the plan's command runs (the override is the plugin's option)
     command = fork["command"]
-    assert command[-3:] == ["-p", "fastci_pytest", f"--fastci-world-size={FORK}=1"]
+    assert command == ["python", "-m", "pytest", "-p", "fastci_pytest", f"--fastci-world-size={FORK}=1", FORK]
     out = run(sys.executable, *command[1:], "-p", "no:cacheprovider", cwd=repo, env=PLUGIN_ENV)
     assert "1 passed" in out
     explained = run(FASTCI, "--repo", str(repo), "explain", "--plan", str(plan_file), FORK)
