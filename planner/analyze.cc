@@ -8,6 +8,7 @@
 #include "callgraph/native_index.h"
 #include "evidence/store/store.h"
 #include "planner/evidence_select.h"
+#include "planner/failure_class.h"
 #include "planner/shrink.h"
 #include "util/state_dir.h"
 
@@ -295,8 +296,19 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
     if (!decided.ok()) return decided.error();
     shrinks = std::move(*decided);
   }
+  // Tests failing where the change starts, or flipping at equal code, are not the change's risk:
+  // with risk ordering they run in a lane of their own, last (docs/risk.md).
+  std::map<std::string, FailureClassification> failure_classes;
+  if (*store) {
+    std::vector<std::string> ids;
+    for (const auto& s : plan.selection.selected) ids.push_back(s.test.id);
+    auto classified = classify_from_store(**store, **repo, *base, ids);
+    if (!classified.ok()) return classified.error();
+    failure_classes = std::move(*classified);
+  }
   auto prioritize_options = options.prioritize;
   prioritize_options.shrinks = &shrinks;
+  prioritize_options.failure_classes = &failure_classes;
   plan.collection_checks = collection_checks(plan.changes, head_index->graph, plan.selection);
   plan.prioritized = prioritize(plan.selection, plan.selection.skipped, evidence, costs, plan.changes.symbols,
                                 changed_lines, prioritize_options);

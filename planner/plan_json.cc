@@ -86,6 +86,8 @@ json plan_to_json(const Plan& plan) {
       entry["shrink"] = {{"reason", e.shrink_reason}, {"mode", e.shrink_mode}, {"full_seconds", e.full_seconds},
                          {"full_gpus", e.full_gpus}};
     }
+    if (e.failure_class.kind != FailureClass::none)
+      entry["failure_class"] = {{"kind", to_string(e.failure_class.kind)}, {"evidence", e.failure_class.evidence}};
     entry["predicted_seconds"] = e.predicted_seconds;
     entry["duration_known"] = e.duration_known;
     entry["risk"] = risk_json(e);

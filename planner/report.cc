@@ -228,6 +228,19 @@ void write_selected(std::ostringstream& out, const Plan& plan, const Limits& lim
     }
     out << "\n";
   }
+  std::vector<const PlanEntry*> lane;
+  for (const auto& e : ordered)
+    if (e.failure_class.kind != FailureClass::none) lane.push_back(&e);
+  if (!lane.empty()) {
+    // Their failures are not this change's: they run last and do not count as its risk.
+    out << "### Known-failing or flaky, run last (" << lane.size() << ")\n\n";
+    std::size_t listed = std::min(lane.size(), limits.shrunk);
+    for (std::size_t i = 0; i < listed; ++i)
+      out << "- " << code(lane[i]->selected.test.id) << ": " << to_string(lane[i]->failure_class.kind) << " — "
+          << cell(lane[i]->failure_class.evidence) << "\n";
+    more_line(out, listed, lane.size());
+    out << "\n";
+  }
   std::vector<const PlanEntry*> shrunk;
   for (const auto& e : ordered)
     if (!e.overrides.empty()) shrunk.push_back(&e);

@@ -80,6 +80,14 @@ TEST(Report, SmallPlansListEverythingAndMatchTheOldHeadline) {
   EXPECT_NE(report.find("`tests/unit/test_other.py`: 1"), std::string::npos);
 }
 
+TEST(Report, KnownFailingTestsAreNamedInTheirLane) {
+  Plan plan = large_plan(1, 2);
+  plan.prioritized.ordered[1].failure_class = {FailureClass::known_failing, "failed in run 7 at the base commit"};
+  std::string report = render_markdown_report(plan);
+  EXPECT_NE(report.find("### Known-failing or flaky, run last (1)"), std::string::npos);
+  EXPECT_NE(report.find(": known-failing — failed in run 7 at the base commit"), std::string::npos) << report;
+}
+
 TEST(Report, HostileIdsStayInsideTheirCodeSpansAndCells) {
   Plan plan = large_plan(1, 1);
   plan.changes.widenings.clear();
