@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <numeric>
 #include <sstream>
 
 namespace fastci::planner {
@@ -57,13 +56,20 @@ std::string json_text(const nlohmann::json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+/// The plan's entries by test id, to turn a shard's ids back into what the plan decided for each.
+using EntryIndex = std::map<std::string, const PlanEntry*>;
+
+EntryIndex index_entries(const Plan& plan) {
+  EntryIndex out;
+  for (const auto& e : plan.prioritized.ordered) out.emplace(e.selected.test.id, &e);
+  return out;
+}
+
 /// The plan's entries of one shard, in shard order.
-std::vector<const PlanEntry*> entries_of(const Plan& plan, const Shard& shard) {
-  std::map<std::string, const PlanEntry*> by_id;
-  for (const auto& e : plan.prioritized.ordered) by_id.emplace(e.selected.test.id, &e);
+std::vector<const PlanEntry*> entries_of(const EntryIndex& index, const Shard& shard) {
   std::vector<const PlanEntry*> out;
   for (const auto& id : shard.tests)
-    if (auto it = by_id.find(id); it != by_id.end()) out.push_back(it->second);
+    if (auto it = index.find(id); it != index.end()) out.push_back(it->second);
   return out;
 }
 
@@ -96,10 +102,11 @@ std::string pytest_args(const Plan& plan) {
 /// (`env: ARGS: ${{ toJSON(matrix.args) }}`), never through the shell.
 std::string github_matrix(const Plan& plan, int shards) {
   nlohmann::json include = nlohmann::json::array();
+  auto index = index_entries(plan);
   int n = 0;
   for (const auto& s : make_shards(plan, shards))
     include.push_back({{"shard", ++n}, {"gpus", s.gpus}, {"tests", s.tests},
-                       {"args", pytest_arguments(entries_of(plan, s))},
+                       {"args", pytest_arguments(entries_of(index, s))},
                        {"predicted_seconds", static_cast<int>(s.predicted_seconds)}});
   return std::string("has_tests=") + (include.empty() ? "false" : "true") + "\nmatrix=" +
          json_text(nlohmann::json{{"include", include}}) + "\n";
@@ -116,10 +123,11 @@ std::string gitlab_pipeline(const Plan& plan, int shards) {
         << json_text("echo 'fastci: no test is affected'") << "\n";
     return out.str();
   }
+  auto index = index_entries(plan);
   int n = 0;
   for (const auto& s : all) {
     std::string command = "python -m pytest";
-    for (const auto& word : pytest_arguments(entries_of(plan, s))) command += " " + shell_quote(word);
+    for (const auto& word : pytest_arguments(entries_of(index, s))) command += " " + shell_quote(word);
     // JSON strings are YAML double-quoted scalars: quotes, newlines and YAML specials stay text.
     out << "\nfastci-shard-" << ++n << ":\n  stage: test\n  variables:\n    FASTCI_GPUS: "
         << json_text(std::to_string(s.gpus)) << "\n  script:\n    - " << json_text(command) << "\n";

@@ -7,12 +7,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <cstring>
 #include <map>
 #include <sstream>
 
 #include "callgraph/dot.h"
+#include "util/format.h"
 
 extern char** environ;
 
@@ -112,11 +112,7 @@ util::Result<std::string> render_svg(const std::string& dot_text) {
 
 namespace {
 
-std::string fixed(double value, int decimals) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  return buffer;
-}
+using util::fixed;
 
 /// Readers find their test by typing part of its id; whole file groups hide when nothing in them
 /// matches, and open when something does.
@@ -147,6 +143,12 @@ constexpr const char* kStyle =
     "#search{width:40em;max-width:100%;padding:4px;font-size:1em;margin:.5em 0}"
     ".graph{overflow:auto;border:1px solid #ddd;max-height:40em}</style>";
 
+/// What the search box matches a row by: its id, lowercased and escaped for an attribute.
+std::string search_key(std::string id) {
+  for (auto& c : id) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return escape(id);
+}
+
 /// The text with every changed symbol's qualified name marked, escaped.
 std::string marked(const std::string& text, const std::vector<std::string>& names) {
   std::string out = escape(text);
@@ -170,7 +172,7 @@ std::string marked(const std::string& text, const std::vector<std::string>& name
 
 void write_summary(std::ostringstream& out, const Plan& plan) {
   const auto& p = plan.prioritized;
-  std::size_t total = plan.selection.selected.size() + plan.selection.skipped.size();
+  std::size_t total = plan.tests_total();
   out << "<h1>fastci impact report</h1>\n<p><code>" << escape(plan.changes.base.substr(0, 12)) << ".."
       << escape(plan.changes.head.substr(0, 12)) << "</code>: " << plan.changes.symbols.size()
       << " changed symbols in " << plan.changes.files.size() << " files.</p>\n<div class=\"cards\">"
@@ -183,11 +185,8 @@ void write_summary(std::ostringstream& out, const Plan& plan) {
         << " for everything</div><div class=\"card\"><b>" << fixed(pr.plan_latency_seconds / 60, 1)
         << " min</b>against " << fixed(pr.all_latency_seconds / 60, 1) << " on " << pr.cluster_gpus << " GPUs</div>";
   out << "</div>\n";
-  if (!p.ordered.empty() && p.ordered.size() == total)
-    out << "<p class=\"warn\"><b>Every test runs.</b> "
-        << (plan.widened() ? escape(plan.changes.widenings.front().file + ": " + plan.changes.widenings.front().reason)
-                           : std::string("Every test reaches a changed symbol."))
-        << "</p>\n";
+  if (auto why = plan.why_every_test(); !why.empty())
+    out << "<p class=\"warn\"><b>Every test runs.</b> Because " << escape(why) << ".</p>\n";
   if (!plan.changes.widenings.empty()) {
     out << "<h2>Widened selection (" << plan.changes.widenings.size() << ")</h2>\n<ul>\n";
     for (const auto& w : plan.changes.widenings)
@@ -228,9 +227,7 @@ void write_tests(std::ostringstream& out, const Plan& plan, const std::vector<st
         << escape(order[g]) << "</code> — " << members.size() << " tests, " << fixed(gpu_seconds / 60, 1)
         << " GPU-min</summary>\n<table><tr><th>#</th><th>test</th><th>risk</th><th>GPUs</th><th>s</th><th>why</th></tr>\n";
     for (const auto& [r, e] : members) {
-      std::string lower = e->selected.test.id;
-      for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      out << "<tr class=\"t\" data-id=\"" << escape(lower) << "\"><td class=\"n\">" << r << "</td><td><code>"
+      out << "<tr class=\"t\" data-id=\"" << search_key(e->selected.test.id) << "\"><td class=\"n\">" << r << "</td><td><code>"
           << escape(e->selected.test.id) << "</code></td><td class=\"n\">" << fixed(e->risk, 2) << "</td><td class=\"n\">"
           << e->gpus << "</td><td class=\"n\">" << (e->duration_known ? "" : "~") << fixed(e->predicted_seconds, 0)
           << "</td><td>";
@@ -266,9 +263,7 @@ void write_left_out(std::ostringstream& out, const Plan& plan) {
     out << "<details class=\"group\"><summary><code>" << escape(file) << "</code> — " << tests.size()
         << "</summary><table>\n";
     for (const auto* s : tests) {
-      std::string lower = s->test.id;
-      for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      out << "<tr class=\"t\" data-id=\"" << escape(lower) << "\"><td><code>" << escape(s->test.id) << "</code></td><td>"
+      out << "<tr class=\"t\" data-id=\"" << search_key(s->test.id) << "\"><td><code>" << escape(s->test.id) << "</code></td><td>"
           << escape(s->reason) << "</td></tr>\n";
     }
     out << "</table></details>\n";

@@ -25,6 +25,15 @@ std::vector<std::string> entry_command(const PlanEntry& entry) {
   return out;
 }
 
+std::string Plan::why_every_test() const {
+  if (prioritized.ordered.empty() || prioritized.ordered.size() != tests_total()) return {};
+  if (!widened()) return "every test reaches a changed symbol through the call graph or a rule";
+  const Widening& first = changes.widenings.front();
+  std::string why = first.file + ": " + first.reason;
+  if (changes.widenings.size() > 1) why += " (and " + std::to_string(changes.widenings.size() - 1) + " more widenings)";
+  return why;
+}
+
 std::vector<std::string> CollectionCheck::command() const {
   std::vector<std::string> out = {"python", "-m", "pytest", "--collect-only", "-q"};
   out.insert(out.end(), files.begin(), files.end());

@@ -53,6 +53,11 @@ struct Plan {
   std::vector<CollectionCheck> collection_checks;  ///< import-time checks, 0 GPUs
 
   bool widened() const { return !changes.widenings.empty(); }
+  /// Tests discovered at head, selected or skipped.
+  std::size_t tests_total() const { return selection.selected.size() + selection.skipped.size(); }
+  /// Why the plan runs every test it knows, in one line; empty when it does not. Running everything is
+  /// a failure to explain (the first widening, or that every test reaches a change), never a default.
+  std::string why_every_test() const;
 };
 
 /// pytest arguments that run `entries` the way the plan says: once fastci's plugin where a

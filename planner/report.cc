@@ -1,20 +1,17 @@
 #include "planner/report.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <sstream>
+
+#include "util/format.h"
 
 namespace fastci::planner {
 namespace {
 
 std::string short_commit(const std::string& id) { return id.substr(0, 12); }
 
-std::string fixed(double value, int decimals) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  return buffer;
-}
+using util::fixed;
 
 std::string minutes(double seconds) { return fixed(seconds / 60, 1) + " min"; }
 
@@ -64,8 +61,6 @@ void more_line(std::ostringstream& out, std::size_t shown, std::size_t total, co
   if (total > shown) out << "- … " << total - shown << " more in " << where << "\n";
 }
 
-std::size_t tests_total(const Plan& plan) { return plan.selection.selected.size() + plan.selection.skipped.size(); }
-
 void write_headline(std::ostringstream& out, const Plan& plan) {
   const auto& p = plan.prioritized;
   const auto& sel = plan.selection;
@@ -75,7 +70,7 @@ void write_headline(std::ostringstream& out, const Plan& plan) {
     out << " (from the merge base with `" << short_commit(plan.base_ref_commit) << "`)";
   out << ": " << plural(plan.changes.symbols.size(), "changed symbol", "changed symbols") << " in "
       << plural(plan.changes.files.size(), "file", "files") << "; **" << p.ordered.size() << " of "
-      << tests_total(plan) << " tests to run**, " << p.pruned.size() << " pruned, "
+      << plan.tests_total() << " tests to run**, " << p.pruned.size() << " pruned, "
       << sel.skipped.size() + p.over_budget.size() << " skipped";
   if (!plan.collection_checks.empty()) {
     std::size_t files = 0;
@@ -94,15 +89,7 @@ void write_headline(std::ostringstream& out, const Plan& plan) {
       out << " (" << fixed(100.0 * (1 - pr.plan_gpu_hours / pr.all_gpu_hours), 0) << "% fewer GPU-hours)";
     out << (plan.evidence_store.empty() ? "; no evidence store: durations are defaults" : "") << ".\n\n";
   }
-  // A plan that runs everything is a failure to explain, not a default to fall back on quietly.
-  if (!p.ordered.empty() && p.ordered.size() == tests_total(plan)) {
-    out << "> **Every test runs.** ";
-    if (plan.widened())
-      out << "Because " << cell(plan.changes.widenings.front().file + ": " + plan.changes.widenings.front().reason)
-          << (plan.changes.widenings.size() > 1 ? " (and the widenings below)" : "") << ".\n\n";
-    else
-      out << "Every test reaches a changed symbol through the call graph or a rule.\n\n";
-  }
+  if (auto why = plan.why_every_test(); !why.empty()) out << "> **Every test runs.** Because " << cell(why) << ".\n\n";
 }
 
 void write_widenings(std::ostringstream& out, const Plan& plan, const Limits& limits) {

@@ -53,6 +53,7 @@ TEST(Report, ThousandsOfTestsFitAPullRequestComment) {
   EXPECT_LE(report.size(), kMaxCommentChars);
   EXPECT_NE(report.find("**3600 of 3600 tests to run**"), std::string::npos);
   // Why everything runs is said up front, before any list.
+  EXPECT_EQ(plan.why_every_test(), "setup.py: the build changed: every test runs");  // plan.json says it too
   auto every = report.find("**Every test runs.** Because setup.py: the build changed: every test runs");
   ASSERT_NE(every, std::string::npos);
   EXPECT_LT(every, report.find("## Changed symbols"));

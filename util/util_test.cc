@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "util/file.h"
+#include "util/format.h"
 #include "util/state_dir.h"
 #include "util/hash.h"
 
@@ -31,6 +32,12 @@ TEST(Paths, InsideFollowsSymlinks) {
   EXPECT_FALSE(is_inside(root, root / "a" / "escape"));
   EXPECT_FALSE(is_inside(root, "/tmp"));
   std::filesystem::remove_all(root);
+}
+
+TEST(Format, FixedDecimalsRound) {
+  EXPECT_EQ(fixed(12.3456, 2), "12.35");
+  EXPECT_EQ(fixed(0.123456789, 0), "0");
+  EXPECT_EQ(fixed(7, 1), "7.0");
 }
 
 TEST(StateDir, ChosenFolderWinsOverTheRepositoryDefault) {

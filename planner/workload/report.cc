@@ -1,17 +1,13 @@
 #include "planner/workload/report.h"
 
-#include <cstdio>
+#include "util/format.h"
 
 namespace fastci::planner::workload {
 namespace {
 
-double hours(double gpu_seconds) { return gpu_seconds / 3600.0; }
+using util::fixed;
 
-std::string fixed(double value, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
+double hours(double gpu_seconds) { return gpu_seconds / 3600.0; }
 
 nlohmann::json cost_json(const CostEstimate& cost) {
   return {{"active_parameters", cost.parameters},
