@@ -92,23 +92,13 @@ int evidence_gc_command(const EvidenceCommandOptions& options, long long keep_ru
     std::cerr << "fastci evidence gc: " << store.error().to_string() << "\n";
     return util::kInputError;
   }
-  auto runs = (*store)->runs();
-  if (!runs.ok()) {
-    std::cerr << "fastci evidence gc: " << runs.error().to_string() << "\n";
+  auto gc = evidence::collect_garbage(**store, policy, std::time(nullptr), dry_run);
+  if (!gc.ok()) {
+    std::cerr << "fastci evidence gc: " << gc.error().to_string() << "\n";
     return util::kInputError;
   }
-  std::time_t now = std::time(nullptr);
-  auto doomed = evidence::runs_to_delete(*runs, policy, now);
-  if (!dry_run) {
-    auto deleted = evidence::collect_garbage(**store, policy, now);
-    if (!deleted.ok()) {
-      std::cerr << "fastci evidence gc: " << deleted.error().to_string() << "\n";
-      return util::kInputError;
-    }
-    doomed = *deleted;
-  }
   std::cout << "store: " << evidence::redact_url(url) << "\n"
-            << (dry_run ? "would delete " : "deleted ") << doomed.size() << " of " << runs->size() << " runs\n";
+            << (dry_run ? "would delete " : "deleted ") << gc->deleted.size() << " of " << gc->runs << " runs\n";
   return util::kSuccess;
 }
 

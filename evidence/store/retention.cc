@@ -41,13 +41,14 @@ std::vector<std::int64_t> runs_to_delete(const std::vector<RunInfo>& runs, const
   return out;
 }
 
-util::Result<std::vector<std::int64_t>> collect_garbage(Store& store, const RetentionPolicy& policy, std::time_t now) {
+util::Result<GcResult> collect_garbage(Store& store, const RetentionPolicy& policy, std::time_t now, bool dry_run) {
   auto runs = store.runs();
   if (!runs) return runs.error();
-  auto doomed = runs_to_delete(*runs, policy, now);
-  for (auto id : doomed)
-    if (auto status = store.delete_run(id); !status) return status.error();
-  return doomed;
+  GcResult out{runs_to_delete(*runs, policy, now), runs->size()};
+  if (!dry_run)
+    for (auto id : out.deleted)
+      if (auto status = store.delete_run(id); !status) return status.error();
+  return out;
 }
 
 }  // namespace fastci::evidence

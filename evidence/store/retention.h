@@ -22,7 +22,14 @@ struct RetentionPolicy {
 std::vector<std::int64_t> runs_to_delete(const std::vector<RunInfo>& runs, const RetentionPolicy& policy,
                                          std::time_t now);
 
-/// Deletes what the policy says, each run in its own transaction; returns the ids deleted.
-util::Result<std::vector<std::int64_t>> collect_garbage(Store& store, const RetentionPolicy& policy, std::time_t now);
+/// What a garbage collection did (or, dry, would do).
+struct GcResult {
+  std::vector<std::int64_t> deleted;  ///< run ids, oldest first
+  std::size_t runs = 0;               ///< runs in the store before
+};
+
+/// Deletes what the policy says, each run in its own transaction; with `dry_run`, only says which.
+util::Result<GcResult> collect_garbage(Store& store, const RetentionPolicy& policy, std::time_t now,
+                                       bool dry_run = false);
 
 }  // namespace fastci::evidence

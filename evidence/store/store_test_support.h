@@ -208,7 +208,8 @@ inline void expect_gc_keeps_the_newest_runs(Store& store) {
   ASSERT_EQ(before->size(), 4u);
   auto deleted = collect_garbage(store, {2, std::nullopt}, std::time(nullptr));
   ASSERT_TRUE(deleted.ok()) << deleted.error().to_string();
-  EXPECT_EQ(*deleted, (std::vector<std::int64_t>{(*before)[0].id, (*before)[1].id}));
+  EXPECT_EQ(deleted->deleted, (std::vector<std::int64_t>{(*before)[0].id, (*before)[1].id}));
+  EXPECT_EQ(deleted->runs, 4u);
   auto after = store.runs();
   ASSERT_TRUE(after.ok());
   ASSERT_EQ(after->size(), 2u);
@@ -221,10 +222,10 @@ inline void expect_gc_keeps_the_newest_runs(Store& store) {
   // Nothing is old yet: an age limit alone keeps everything.
   auto none = collect_garbage(store, {std::nullopt, 1.0}, std::time(nullptr));
   ASSERT_TRUE(none.ok());
-  EXPECT_TRUE(none->empty());
+  EXPECT_TRUE(none->deleted.empty());
   auto later = collect_garbage(store, {std::nullopt, 1.0}, std::time(nullptr) + 3 * 86400);
   ASSERT_TRUE(later.ok());
-  EXPECT_EQ(later->size(), 2u);
+  EXPECT_EQ(later->deleted.size(), 2u);
 }
 
 }  // namespace fastci::evidence
