@@ -96,14 +96,9 @@ int graph_dot(const std::string& repository, const std::string& rev, const std::
 /// Reads `--weights FILE` into `weights`; false (with the reason printed) when it cannot.
 bool read_weights(const char* command, const std::string& file, planner::RiskWeights& weights) {
   if (file.empty()) return true;
-  auto text = util::read_file(file);
-  if (!text.ok()) {
-    std::cerr << command << ": --weights: " << text.error().to_string() << "\n";
-    return false;
-  }
-  auto parsed = planner::RiskWeights::from_json(*text);
+  auto parsed = planner::RiskWeights::from_file(file);
   if (!parsed.ok()) {
-    std::cerr << command << ": " << file << ": " << parsed.error().message << "\n";
+    std::cerr << command << ": --weights: " << parsed.error().to_string() << "\n";
     return false;
   }
   weights = *parsed;

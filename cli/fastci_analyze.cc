@@ -148,14 +148,9 @@ int main(int argc, char** argv) {
     options.prioritize.budget_seconds = *seconds;
   }
   if (!weights.empty()) {
-    auto text = util::read_file(weights);
-    if (!text.ok()) {
-      std::cerr << "fastci-analyze: " << text.error().to_string() << "\n";
-      return util::kInputError;
-    }
-    auto parsed = planner::RiskWeights::from_json(*text);
+    auto parsed = planner::RiskWeights::from_file(weights);
     if (!parsed.ok()) {
-      std::cerr << "fastci-analyze: " << weights << ": " << parsed.error().message << "\n";
+      std::cerr << "fastci-analyze: --weights: " << parsed.error().to_string() << "\n";
       return util::kInputError;
     }
     options.prioritize.weights = *parsed;

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "util/file.h"
+
 namespace fastci::planner {
 
 std::array<double, RiskFeatures::kCount> RiskFeatures::values() const {
@@ -36,6 +38,14 @@ std::string RiskWeights::to_json() const {
   j["bias"] = bias;
   j["model"] = "logistic";
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+util::Result<RiskWeights> RiskWeights::from_file(const std::string& path) {
+  auto text = util::read_file(path);
+  if (!text.ok()) return text.error();
+  auto parsed = from_json(*text);
+  if (!parsed.ok()) return util::Error{parsed.error().message, path, 0};
+  return parsed;
 }
 
 util::Result<RiskWeights> RiskWeights::from_json(std::string_view text) {

@@ -36,6 +36,8 @@ struct RiskWeights {
   static RiskWeights defaults();
   std::string to_json() const;
   static util::Result<RiskWeights> from_json(std::string_view text);
+  /// The weights file `fastci tune` wrote; errors name the file.
+  static util::Result<RiskWeights> from_file(const std::string& path);
 };
 
 /// Probability-like risk in (0, 1).

@@ -1,4 +1,8 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "planner/risk.h"
 
@@ -53,6 +57,25 @@ TEST(Risk, FittedModelSeparatesFailingFromPassing) {
   ASSERT_TRUE(back.ok());
   EXPECT_NEAR(back->bias, w.bias, 1e-12);
   EXPECT_FALSE(RiskWeights::from_json("[1,2]").ok());
+}
+
+TEST(Risk, WeightsFileRoundTripsAndErrorsNameTheFile) {
+  auto dir = std::filesystem::temp_directory_path() / ("fastci_weights_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto good = (dir / "w.json").string();
+  RiskWeights w = RiskWeights::defaults();
+  w.bias = -1.25;
+  std::ofstream(good) << w.to_json();
+  auto read = RiskWeights::from_file(good);
+  ASSERT_TRUE(read.ok()) << read.error().to_string();
+  EXPECT_EQ(read->bias, -1.25);
+  auto bad = (dir / "bad.json").string();
+  std::ofstream(bad) << "[1,2]";
+  auto broken = RiskWeights::from_file(bad);
+  ASSERT_FALSE(broken.ok());
+  EXPECT_EQ(broken.error().file, bad);
+  EXPECT_FALSE(RiskWeights::from_file((dir / "missing.json").string()).ok());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Risk, OrderIsRiskThenCost) {
