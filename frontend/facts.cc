@@ -22,6 +22,7 @@ const char* to_string(SymbolKind kind) {
     case SymbolKind::test: return "test";
     case SymbolKind::placeholder: return "placeholder";
     case SymbolKind::variable: return "variable";
+    case SymbolKind::declaration: return "declaration";
   }
   return "unknown";
 }
@@ -41,6 +42,7 @@ const char* to_string(EdgeKind kind) {
     case EdgeKind::reference: return "reference";
     case EdgeKind::read: return "read";
     case EdgeKind::name_match: return "name-match";
+    case EdgeKind::uses: return "uses";
   }
   return "unknown";
 }

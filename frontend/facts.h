@@ -12,8 +12,10 @@ enum class Language { python, cpp, cuda };
 
 /// What a symbol is. `placeholder` stands for a call target that could not be resolved;
 /// `variable` is a name bound at module or class level (assignment, import, field), whose
-/// dependents are its readers rather than every importer of the module.
-enum class SymbolKind { module, class_, function, method, kernel, binding, test, placeholder, variable };
+/// dependents are its readers rather than every importer of the module; `declaration` is a C/C++
+/// declaration outside function bodies (type, alias, constant, prototype, template, macro), whose
+/// dependents are the code using it rather than every unit including its file.
+enum class SymbolKind { module, class_, function, method, kernel, binding, test, placeholder, variable, declaration };
 
 /// Why one symbol refers to another.
 enum class EdgeKind {
@@ -30,6 +32,7 @@ enum class EdgeKind {
   reference,              ///< a function passed as a value (callback), kept so reachability is not lost
   read,                   ///< code reading a module- or class-level name (a variable symbol)
   name_match,             ///< an unresolved `.name` read may read every class attribute of that name
+  uses,                   ///< C/C++ code using a declaration: a type, constant, prototype or macro it expands
 };
 
 /// The placeholder that code reading docstrings or source text at run time (`X.__doc__`,

@@ -17,12 +17,13 @@ Enum enum_from(std::string_view text, const Enum (&values)[N]) {
 constexpr Language kLanguages[] = {Language::python, Language::cpp, Language::cuda};
 constexpr SymbolKind kSymbolKinds[] = {SymbolKind::module, SymbolKind::class_, SymbolKind::function,
                                        SymbolKind::method, SymbolKind::kernel, SymbolKind::binding,
-                                       SymbolKind::test, SymbolKind::placeholder, SymbolKind::variable};
+                                       SymbolKind::test, SymbolKind::placeholder, SymbolKind::variable,
+                                       SymbolKind::declaration};
 constexpr EdgeKind kEdgeKinds[] = {
     EdgeKind::call, EdgeKind::virtual_call, EdgeKind::kernel_launch, EdgeKind::binding,
     EdgeKind::import, EdgeKind::override_, EdgeKind::fixture, EdgeKind::dispatch_registration,
     EdgeKind::contains, EdgeKind::decorates, EdgeKind::reference,
-    EdgeKind::read, EdgeKind::name_match};
+    EdgeKind::read, EdgeKind::name_match, EdgeKind::uses};
 constexpr KnobOrigin kKnobOrigins[] = {KnobOrigin::parametrize, KnobOrigin::keyword_argument,
                                        KnobOrigin::cli_argument, KnobOrigin::config_file,
                                        KnobOrigin::attribute, KnobOrigin::declared};

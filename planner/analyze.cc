@@ -10,6 +10,7 @@
 #include "planner/evidence_select.h"
 #include "planner/failure_class.h"
 #include "planner/shrink.h"
+#include "planner/unread_headers.h"
 #include "util/state_dir.h"
 
 namespace fastci::planner {
@@ -79,8 +80,10 @@ util::Status add_native_base_facts(const GitRepository& repo, const std::string&
     if (d.status == FileStatus::added || !callgraph::is_native_source(d.old_path)) continue;
     wanted.insert(d.old_path);
     if (callgraph::is_translation_unit(d.old_path)) units.insert(d.old_path);
-    if (auto it = head.includers.find(d.old_path); it != head.includers.end())
-      units.insert(it->second.begin(), it->second.end());
+    // A renamed header is read at head under its new name by the units that read it at base.
+    for (const auto* path : {&d.old_path, &d.new_path})
+      if (auto it = head.includers.find(*path); it != head.includers.end())
+        units.insert(it->second.begin(), it->second.end());
   }
   if (units.empty() || !callgraph::native_frontend_available()) return {};
   auto files = source_files(repo, base);
@@ -238,6 +241,12 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
         return it == base_files.end() ? nullptr : &it->second;
       },
       [&](const std::string& path) { return head_index->index.find(path); }, *config);
+  {
+    std::vector<const frontend::FileFacts*> units;
+    for (const auto& f : head_index->index.facts.files)
+      if (callgraph::is_translation_unit(f.path)) units.push_back(&f);
+    place_unread_headers(units, plan.changes);
+  }
   add_native_unit_symbols(head_index->index, plan.changes);
   add_import_time_readers(head_index->graph, plan.changes);
 

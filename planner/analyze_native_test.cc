@@ -25,6 +25,11 @@ fs::path extension_repo() {
     fs::remove_all(dir);
     fs::copy(fs::path(FASTCI_SOURCE_DIR) / "tests/fixtures/cpp/ext", dir, fs::copy_options::recursive);
     std::string git = "git -C " + dir.string() + " -c user.name=t -c user.email=t@example.org ";
+    // A branch off base with one sed script applied to one file.
+    auto branch = [&](const std::string& name, const std::string& sed, const std::string& file) {
+      return git + "checkout -qb " + name + " base && sed -i '" + sed + "' " + dir.string() + "/" + file + " && " +
+             git + "commit -qam " + name + " && ";
+    };
     std::string script =
         git + "init -q && " + git + "add -A && " + git + "commit -qm base && " + git + "tag base && " +
         // a body change in a function the binding reaches through a call
@@ -35,7 +40,17 @@ fs::path extension_repo() {
         dir.string() + "/csrc/ops.cpp && " + git + "commit -qam cpu_impl && " + git + "checkout -q base && " +
         // a member type in a header: outside every function
         git + "checkout -qb header_type && sed -i 's/  double total_;/  long double total_;/' " + dir.string() +
-        "/csrc/include/shapes.h && " + git + "commit -qam header_type && " + git + "checkout -q base";
+        "/csrc/include/shapes.h && " + git + "commit -qam header_type && " + git + "checkout -q base && " +
+        branch("constant", "s/kPi = 3.14159;/kPi = 3.141592653589793;/", "csrc/include/shapes.h") +
+        branch("macro", "s/\"scale with a \" #suffix \" factor\"/#suffix \" factor scaling\"/", "csrc/ops.cpp") +
+        branch("prototype", "s/^double total_area(/[[nodiscard]] double total_area(/", "csrc/include/shapes.h") +
+        branch("entry", "s/.def(\"add\", \\&fixture::Accumulator::add)/.def(\"add\", \\&fixture::Accumulator::add, \"adds\")/",
+               "csrc/ops.cpp") +
+        branch("instantiation", "s/^template void launch_scale<double>.*$//", "csrc/kernels.cu") +
+        branch("include_line", "s/^#include \"shapes.h\"$/#include \"shapes.h\"\\n#include <vector>/", "csrc/shapes.cpp") +
+        branch("comments_only", "s|^/// A running sum, bound to Python as a class.$|// A running sum (bound to Python as a class)\\n|; s/^  double total_;$/  double total_;  \\/\\/ the sum so far/",
+               "csrc/include/shapes.h") +
+        git + "checkout -q base";
     EXPECT_EQ(sh(script + " >/dev/null"), 0);
     return dir;
   }();
@@ -95,19 +110,87 @@ TEST_F(AnalyzeNative, DispatchImplementationChangeSelectsTheTorchOpTest) {
   EXPECT_EQ(selected_ids(*plan), (std::set<std::string>{"tests/test_ops.py::test_scale_op"}));
 }
 
-TEST_F(AnalyzeNative, HeaderTypeChangeWidensToTheUnitsThatIncludeIt) {
-  auto plan = analyze(options_for("header_type"));
+std::set<std::string> changed_ids(const Plan& plan) {
+  std::set<std::string> out;
+  for (const auto& s : plan.changes.symbols) out.insert(s.id);
+  return out;
+}
+
+/// The plan of one fixture branch, which must map to declarations without widening.
+Plan narrow_plan(const std::string& branch) {
+  auto plan = analyze(options_for(branch));
+  EXPECT_TRUE(plan.ok()) << plan.error().to_string();
+  if (!plan.ok()) return {};
+  for (const auto& w : plan->changes.widenings) ADD_FAILURE() << branch << ": widening " << w.file << ": " << w.reason;
+  return std::move(*plan);
+}
+
+TEST_F(AnalyzeNative, HeaderTypeChangeReachesTheCodeUsingTheType) {
+  auto plan = narrow_plan("header_type");
+  EXPECT_EQ(changed_ids(plan), (std::set<std::string>{"cpp-type:fixture::Accumulator"}));
+  EXPECT_EQ(selected_ids(plan), (std::set<std::string>{"tests/test_ops.py::test_running_sum"}));
+  std::vector<std::string> path;
+  for (const auto& step : plan.selection.selected.at(0).reasons.at(0).witness) path.push_back(step.symbol_id);
+  ASSERT_GE(path.size(), 3u);
+  EXPECT_EQ(path.back(), "cpp-type:fixture::Accumulator");
+  EXPECT_TRUE(path[path.size() - 2].starts_with("cpp:fixture::Accumulator::")) << path[path.size() - 2];
+}
+
+TEST_F(AnalyzeNative, ConstantChangeReachesItsReadersOnly) {
+  auto plan = narrow_plan("constant");
+  EXPECT_EQ(changed_ids(plan), (std::set<std::string>{"cpp-var:fixture::kPi"}));
+  EXPECT_EQ(selected_ids(plan), (std::set<std::string>{"tests/test_ops.py::test_area"}));
+}
+
+TEST_F(AnalyzeNative, MacroChangeReachesTheEntriesThatExpandIt) {
+  auto plan = narrow_plan("macro");
+  EXPECT_EQ(changed_ids(plan), (std::set<std::string>{"cpp-macro:csrc/ops.cpp:FIXTURE_DEF_SCALE"}));
+  EXPECT_EQ(selected_ids(plan), (std::set<std::string>{"tests/test_ops.py::test_scale_by_int"}));
+}
+
+TEST_F(AnalyzeNative, PrototypeChangeReachesTheCallersOfItsFunction) {
+  auto plan = narrow_plan("prototype");
+  EXPECT_EQ(changed_ids(plan),
+            (std::set<std::string>{"cpp-proto:cpp:fixture::total_area(const std::vector<const fixture::Shape *> &)@csrc/include/shapes.h"}));
+  EXPECT_EQ(selected_ids(plan), (std::set<std::string>{"tests/test_ops.py::test_area"}));
+}
+
+TEST_F(AnalyzeNative, RegistrationEntryChangeIsThatBindingAlone) {
+  auto plan = narrow_plan("entry");
+  EXPECT_EQ(changed_ids(plan), (std::set<std::string>{"binding:fixture_ops.Accumulator.add"}));
+  EXPECT_EQ(selected_ids(plan), (std::set<std::string>{"tests/test_ops.py::test_running_sum"}));
+}
+
+TEST_F(AnalyzeNative, RemovedExplicitInstantiationReachesTheCallersOfThatSpecialization) {
+  if (!fs::exists("/usr/local/cuda/include/cuda_runtime.h")) GTEST_SKIP() << "kernels.cu needs the CUDA headers";
+  auto plan = narrow_plan("instantiation");
+  const std::string specialization = "cpp:fixture::launch_scale<double>(double *, const double *, int, float, CUstream_st *)";
+  EXPECT_EQ(changed_ids(plan), (std::set<std::string>{"cpp-inst:" + specialization + "@csrc/kernels.cu", specialization}));
+  // scale() dispatches to it: every test reaching scale() would now fail to link.
+  EXPECT_EQ(selected_ids(plan),
+            (std::set<std::string>{"tests/test_ops.py::test_scale[0.5]", "tests/test_ops.py::test_scale[2.0]",
+                                   "tests/test_ops.py::test_scale_op", "tests/test_ops.py::test_scale_by_int"}));
+}
+
+TEST_F(AnalyzeNative, CommentsInAHeaderChangeNothing) {
+  auto plan = narrow_plan("comments_only");
+  EXPECT_TRUE(plan.changes.symbols.empty());
+  EXPECT_TRUE(selected_ids(plan).empty());
+  ASSERT_EQ(plan.changes.files.size(), 1u);
+  EXPECT_EQ(plan.changes.files[0].note, "formatting, comments or docstrings only");
+}
+
+TEST_F(AnalyzeNative, IncludeLineChangeWidensToTheUnitsReadingTheFileAndSaysWhichLine) {
+  auto plan = analyze(options_for("include_line"));
   ASSERT_TRUE(plan.ok()) << plan.error().to_string();
   ASSERT_EQ(plan->changes.widenings.size(), 1u);
   EXPECT_EQ(plan->changes.widenings[0].scope, Widening::Scope::native_units);
-  EXPECT_EQ(plan->changes.widenings[0].file, "csrc/include/shapes.h");
-  std::set<std::string> changed;
-  for (const auto& s : plan->changes.symbols) changed.insert(s.id);
+  EXPECT_EQ(plan->changes.widenings[0].file, "csrc/shapes.cpp");
+  EXPECT_NE(plan->changes.widenings[0].reason.find("line 2 (`#include <vector>`)"), std::string::npos)
+      << plan->changes.widenings[0].reason;
+  auto changed = changed_ids(*plan);
   EXPECT_TRUE(changed.contains("cpp:fixture::Accumulator::add(double)"));  // compiled in shapes.cpp
-  EXPECT_TRUE(changed.contains("binding:fixture_ops.shapes_area"));         // ops.cpp includes it too
-  auto selected = selected_ids(*plan);
-  EXPECT_TRUE(selected.contains("tests/test_ops.py::test_running_sum"));
-  EXPECT_TRUE(selected.contains("tests/test_ops.py::test_area"));
+  EXPECT_FALSE(changed.contains("binding:fixture_ops.shapes_area"));        // ops.cpp does not read shapes.cpp
 }
 
 }  // namespace

@@ -123,6 +123,9 @@ class SymbolLines {
 
   bool present() const { return present_; }
 
+  /// The file's own symbol (Python module, or a C/C++ file's tokens outside every declaration).
+  const Symbol* module() const { return module_; }
+
   /// The body hashes of the variables binding one qualified name.
   std::set<std::uint64_t> hashes_of(const std::string& qualified_name) const {
     std::set<std::uint64_t> out;
@@ -174,6 +177,7 @@ class Builder {
     }
     std::set<std::string> touched_head, touched_base;
     module_lines_.clear();
+    shared_lines_.clear();
     index_imports(head);
     SymbolLines head_lines(head), base_lines(base);
     for (std::size_t i = 0; i < diff.new_lines.size(); ++i)
@@ -202,6 +206,7 @@ class Builder {
         }
         record(file, changed_symbol(*h, SymbolChange::changed));
         if (python && h->kind == SymbolKind::module) widen_module(file, *h);
+        if (!python && h->kind == SymbolKind::module) widen_native_file(file);
         if (python && h->kind == SymbolKind::class_) changed_classes.push_back(h);
       } else if (h) {
         hashes_[h->id] = h->body_hash;
@@ -209,6 +214,7 @@ class Builder {
       } else if (b) {
         hashes_[b->id] = b->body_hash;
         record(file, changed_symbol(*b, SymbolChange::deleted));
+        if (b->kind == SymbolKind::declaration) record_declared_function(file, *b);
       }
     }
     // A class whose own code changed (decorators, bases, field order) may change what its fields
@@ -253,13 +259,30 @@ class Builder {
   /// A module's own code changed (a statement that binds no name: a call, a condition, a loop, a
   /// `try` around imports): it runs when the module is imported, so every importer is affected.
   void widen_module(const ChangedFile& file, const Symbol& module) {
-    std::string where = module_lines_.empty() ? std::string("an unknown line")
-                                              : "line " + std::to_string(module_lines_.front().first) + " (`" +
-                                                    summarize(module_lines_.front().second) + "`)";
+    const std::string where = first_module_line();
     out_.widenings.push_back({Widening::Scope::importers, file.path,
                               "module-level code that binds no name changed at " + where +
                                   "; it runs on import: every test that imports the module is selected",
                               module.id});
+  }
+
+  /// The tokens of a C/C++/CUDA file outside every declaration changed: an `#include`, a
+  /// conditional-compilation line, a namespace, a forward declaration. What they change is in every
+  /// unit reading the file, so those units count as changed, said with the first such line.
+  void widen_native_file(const ChangedFile& file) {
+    const std::string where = first_module_line();
+    out_.widenings.push_back({Widening::Scope::native_units, file.path,
+                              "code outside every declaration changed at " + where +
+                                  " (includes, conditional compilation, namespaces): every unit that reads the file "
+                                  "counts as changed",
+                              {}});
+  }
+
+  /// "line 12 (`#include "x.h"`)": the first changed line outside every definition, head first.
+  std::string first_module_line() const {
+    const auto& lines = module_lines_.empty() ? shared_lines_ : module_lines_;
+    if (lines.empty()) return "an unknown line";
+    return "line " + std::to_string(lines.front().first) + " (`" + summarize(lines.front().second) + "`)";
   }
 
   static std::string summarize(const std::string& text) {
@@ -274,6 +297,21 @@ class Builder {
     note_import(symbol);
     file.symbols.push_back(symbol.id);
     out_.symbols.push_back(std::move(symbol));
+  }
+
+  /// A removed explicit instantiation or prototype leaves its function's callers without it (a
+  /// link or compile error): the function counts as changed, under its id at head.
+  void record_declared_function(ChangedFile& file, const Symbol& declaration) {
+    for (const char* prefix : {"cpp-inst:", "cpp-proto:"}) {
+      if (!declaration.id.starts_with(prefix)) continue;
+      const std::string rest = declaration.id.substr(std::string(prefix).size());
+      const std::string function = rest.substr(0, rest.rfind('@'));
+      ChangedSymbol symbol = changed_symbol(declaration, SymbolChange::changed);
+      symbol.id = function;
+      symbol.kind = SymbolKind::function;
+      symbol.qualified_name = function.substr(function.find(':') + 1);
+      record(file, std::move(symbol));
+    }
   }
 
   /// Pairs deleted and added symbols with the same body (moved or renamed code). Variables are
@@ -307,7 +345,13 @@ class Builder {
     // decides (it ignores them).
     if (symbols.front()->kind == SymbolKind::module) {
       if (is_trivial_line(text, python)) return;
-      if (python) module_lines_.emplace_back(line, text);
+      module_lines_.emplace_back(line, text);
+    }
+    // Tokens outside every symbol can share a line with one (an attribute, a second declaration):
+    // the file's own symbol compares them too, by token hash, so touching it costs nothing.
+    if (!python && lines.module() && symbols.front() != lines.module()) {
+      touched.insert(lines.module()->id);
+      if (!is_trivial_line(text, false)) shared_lines_.emplace_back(line, text);
     }
     for (const Symbol* s : symbols) {
       touched.insert(s->id);
@@ -322,6 +366,7 @@ class Builder {
   std::string head_module_;                         ///< the current file's module symbol
   std::unordered_map<std::string, std::uint64_t> hashes_;  ///< body hashes of added (head) and deleted (base) symbols
   std::vector<std::pair<int, std::string>> module_lines_;  ///< module-level code lines of the current file, head first
+  std::vector<std::pair<int, std::string>> shared_lines_;  ///< C/C++ lines a declaration shares with file-level tokens
   int outside_functions_ = 0;  ///< native lines of the current file outside every symbol
 };
 
@@ -365,9 +410,7 @@ ChangeSet build_change_set(const std::string& base, const std::string& head,
       }
     } else if (is_native(file.path)) {
       file.kind = FileKind::native;
-      out.widenings.push_back({Widening::Scope::everything, file.path,
-                               "C/C++/CUDA source without parsed facts: cannot map the change to symbols",
-                               {}});
+      out.widenings.push_back({Widening::Scope::everything, file.path, kNativeWithoutFacts, {}});
     } else if (is_python(file.path)) {
       file.kind = FileKind::python;
       out.widenings.push_back({Widening::Scope::everything, file.path,

@@ -71,6 +71,9 @@ struct ChangeSet {
   std::vector<Widening> widenings;
 };
 
+/// The widening of a C/C++/CUDA file no parsed unit gave facts for (see unread_headers.h).
+inline constexpr const char* kNativeWithoutFacts = "C/C++/CUDA source without parsed facts: cannot map the change to symbols";
+
 /// Per-file facts at one side of the diff; nullptr when the file has none (not code, absent).
 using FactsLookup = std::function<const frontend::FileFacts*(const std::string& path)>;
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -23,10 +24,12 @@ TranslationUnitFacts parse(const fs::path& repository, const std::string& source
   return units.front();
 }
 
+/// Functions, kernels and bindings; declarations and file symbols are checked on their own.
 Lines symbol_lines(const FileFacts& facts) {
   Lines out;
   for (const Symbol& s : facts.symbols)
-    out.insert(std::string(to_string(s.kind)) + " " + s.id + " " + s.file + ":" + std::to_string(s.first_line) + "-" +
+    if (s.kind != SymbolKind::declaration && s.kind != SymbolKind::module)
+      out.insert(std::string(to_string(s.kind)) + " " + s.id + " " + s.file + ":" + std::to_string(s.first_line) + "-" +
                std::to_string(s.last_line));
   return out;
 }
@@ -34,7 +37,8 @@ Lines symbol_lines(const FileFacts& facts) {
 Lines edge_lines(const FileFacts& facts) {
   Lines out;
   for (const Edge& e : facts.edges)
-    out.insert(std::string(to_string(e.kind)) + " " + e.from + " -> " + e.to + " @" + e.file + ":" +
+    if (e.kind != EdgeKind::uses)
+      out.insert(std::string(to_string(e.kind)) + " " + e.from + " -> " + e.to + " @" + e.file + ":" +
                std::to_string(e.line));
   return out;
 }
@@ -171,6 +175,74 @@ TEST(CppFrontend, ExtensionBindingsCallsAndDispatchLambda) {
   EXPECT_TRUE(facts.launches.empty());
 }
 
+/// Declaration symbols ("kind id file:first-last") and `uses` edges ("from -> to").
+Lines declaration_lines(const FileFacts& facts) {
+  Lines out;
+  for (const Symbol& s : facts.symbols)
+    if (s.kind == SymbolKind::declaration || s.kind == SymbolKind::module)
+      out.insert(std::string(to_string(s.kind)) + " " + s.id + " " + s.file + ":" + std::to_string(s.first_line) + "-" +
+                 std::to_string(s.last_line));
+  return out;
+}
+
+Lines use_lines(const FileFacts& facts) {
+  Lines out;
+  for (const Edge& e : facts.edges)
+    if (e.kind == EdgeKind::uses) out.insert(e.from + " -> " + e.to);
+  return out;
+}
+
+bool contains_all(const Lines& lines, std::initializer_list<const char*> wanted) {
+  bool all = true;
+  for (const char* w : wanted)
+    if (!lines.contains(w)) {
+      ADD_FAILURE() << "missing: " << w;
+      all = false;
+    }
+  return all;
+}
+
+TEST(CppFrontend, DeclarationsOutsideFunctionBodiesAndTheCodeUsingThem) {
+  const auto shapes = parse(kFixtures / "ext", "csrc/shapes.cpp");
+  EXPECT_TRUE(contains_all(declaration_lines(shapes.facts), {
+      "declaration cpp-type:fixture::Accumulator csrc/include/shapes.h:41-49",
+      "declaration cpp-var:fixture::kPi csrc/include/shapes.h:52-52",
+      "declaration cpp-proto:cpp:fixture::total_area(const std::vector<const fixture::Shape *> &)@csrc/include/shapes.h "
+      "csrc/include/shapes.h:38-38",
+      "module cpp-file:csrc/include/shapes.h csrc/include/shapes.h:1-55",
+  }));
+  EXPECT_TRUE(contains_all(use_lines(shapes.facts), {
+      "cpp:fixture::Circle::area() const -> cpp-var:fixture::kPi",                 // a constant read
+      "cpp:fixture::Accumulator::add(double) -> cpp-type:fixture::Accumulator",    // a member written
+      "cpp-type:fixture::Square -> cpp-type:fixture::Shape",                       // a base class
+      "cpp:fixture::total_area(const std::vector<const fixture::Shape *> &) -> "   // its own prototype
+      "cpp-proto:cpp:fixture::total_area(const std::vector<const fixture::Shape *> &)@csrc/include/shapes.h",
+  }));
+  EXPECT_FALSE(use_lines(shapes.facts).contains("cpp:fixture::Square::area() const -> cpp-var:fixture::kPi"));
+
+  const auto ops = parse(kFixtures / "ext", "csrc/ops.cpp");
+  EXPECT_TRUE(contains_all(declaration_lines(ops.facts), {
+      "declaration cpp-macro:csrc/ops.cpp:FIXTURE_DEF_SCALE csrc/ops.cpp:40-41",
+  }));
+  // A registration entry of a py::class_ chain is its own lines, not the chain before it.
+  EXPECT_TRUE(symbol_lines(ops.facts).contains("binding binding:TORCH_EXTENSION_NAME.Accumulator.add csrc/ops.cpp:51-51"));
+  EXPECT_TRUE(contains_all(use_lines(ops.facts), {
+      "binding:TORCH_EXTENSION_NAME.scale_float -> cpp-macro:csrc/ops.cpp:FIXTURE_DEF_SCALE",  // entries the macro writes
+      "binding:TORCH_EXTENSION_NAME.scale_int -> cpp-macro:csrc/ops.cpp:FIXTURE_DEF_SCALE",
+  }));
+  for (const auto& line : use_lines(ops.facts))
+    EXPECT_FALSE(line.starts_with("binding:TORCH_EXTENSION_NAME.scale ->")) << line;  // m.def("scale") expands no macro
+}
+
+TEST(CppFrontend, ExplicitInstantiationsAreDeclarationsOfTheirSpecialization) {
+  if (!has_cuda()) GTEST_SKIP() << "CUDA headers not installed";
+  const auto kernels = parse(kFixtures / "ext", "csrc/kernels.cu");
+  const std::string specialization = "cpp:fixture::launch_scale<float>(float *, const float *, int, float, CUstream_st *)";
+  EXPECT_TRUE(declaration_lines(kernels.facts)
+                  .contains("declaration cpp-inst:" + specialization + "@csrc/kernels.cu csrc/kernels.cu:30-30"));
+  EXPECT_TRUE(use_lines(kernels.facts).contains(specialization + " -> cpp-inst:" + specialization + "@csrc/kernels.cu"));
+}
+
 TEST(CppFrontend, VirtualCallsReachEveryOverrider) {
   const auto unit = parse(kFixtures / "ext", "csrc/shapes.cpp");
   EXPECT_EQ(unit.error_count, 0);
@@ -294,9 +366,12 @@ TEST(CppFrontend, BodyHashIgnoresLayoutAndCommentsOnly) {
   ASSERT_EQ(units.size(), 3u);
   std::vector<std::uint64_t> hashes;
   for (const auto& unit : units) {
-    ASSERT_EQ(unit.facts.symbols.size(), 1u);
-    EXPECT_EQ(unit.facts.symbols[0].id, "cpp:compute(int)");
-    hashes.push_back(unit.facts.symbols[0].body_hash);
+    ASSERT_EQ(symbol_lines(unit.facts).size(), 1u);
+    const auto function = std::find_if(unit.facts.symbols.begin(), unit.facts.symbols.end(),
+                                       [](const Symbol& s) { return s.kind == SymbolKind::function; });
+    ASSERT_NE(function, unit.facts.symbols.end());
+    EXPECT_EQ(function->id, "cpp:compute(int)");
+    hashes.push_back(function->body_hash);
   }
   EXPECT_NE(hashes[0], 0u);
   EXPECT_EQ(hashes[0], hashes[1]);

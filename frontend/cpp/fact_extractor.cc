@@ -13,57 +13,22 @@
 #include <clang/Lex/Lexer.h>
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/DenseSet.h>
-#include <llvm/Support/FileSystem.h>
-#include <llvm/Support/Path.h>
 
+#include <algorithm>
+#include <limits>
 #include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
 
+#include "frontend/cpp/macro_recorder.h"
+#include "frontend/cpp/repository_files.h"
 #include "util/hash.h"
 
 namespace fastci::frontend::cpp {
 namespace {
 
 using namespace clang;
-
-/// Decides which files belong to the repository and names them repository-relative.
-class RepositoryFiles {
- public:
-  RepositoryFiles(const SourceManager& sources, std::string repository)
-      : sources_(sources), repository_(std::move(repository)) {}
-
-  /// The repository-relative path of the file holding `location` (macro uses count where
-  /// expanded), or nullptr when the file lies outside the repository.
-  const std::string* relative(SourceLocation location) {
-    if (location.isInvalid()) return nullptr;
-    const FileID file = sources_.getFileID(sources_.getExpansionLoc(location));
-    auto [entry, inserted] = cache_.try_emplace(file.getHashValue());
-    if (inserted) {
-      if (OptionalFileEntryRef ref = sources_.getFileEntryRefForID(file))
-        entry->second = relative_path(ref->getName());
-    }
-    return entry->second ? &*entry->second : nullptr;
-  }
-
-  /// The repository-relative form of a file name, or nothing when it lies outside.
-  std::optional<std::string> relative_path(llvm::StringRef name) const {
-    llvm::SmallString<256> path(name);
-    llvm::sys::fs::make_absolute(path);
-    llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
-    llvm::StringRef text = path.str();
-    if (!text.starts_with(repository_) || text.size() <= repository_.size() ||
-        text[repository_.size()] != '/')
-      return std::nullopt;
-    return text.substr(repository_.size() + 1).str();
-  }
-
- private:
-  const SourceManager& sources_;
-  std::string repository_;
-  std::unordered_map<unsigned, std::optional<std::string>> cache_;
-};
 
 /// Names of CUDA runtime calls that launch the kernel passed to them.
 bool is_runtime_launch(const FunctionDecl* callee) {
@@ -133,7 +98,8 @@ struct PendingBinding {
   bool implementation = false;                 ///< TORCH_LIBRARY m.impl rather than m.def
   std::vector<std::string> targets;
   std::string file;
-  int line = 0;
+  int line = 0, last_line = 0;
+  SourceRange entry;  ///< the entry alone: `.def(...)` of a chain, not the chain before it
   std::uint64_t hash = 0;
 };
 
@@ -150,11 +116,12 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
   using Base = RecursiveASTVisitor<FactVisitor>;
 
  public:
-  FactVisitor(ASTContext& context, const ExtractionTarget& target)
+  FactVisitor(ASTContext& context, const ExtractionTarget& target, RepositoryFiles& files, const MacroFacts& macros)
       : context_(context),
         sources_(context.getSourceManager()),
         policy_(context.getLangOpts()),
-        files_(context.getSourceManager(), target.repository),
+        files_(files),
+        macros_(macros),
         target_(target),
         facts_(*target.facts) {
     policy_.SuppressTagKeyword = true;
@@ -173,6 +140,13 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     if (!isa<TranslationUnitDecl>(declaration) && files_.relative(declaration->getLocation()) == nullptr)
       return true;  // outside the repository: system, CUDA and stub headers
     if (declaration->isImplicit()) return true;  // compiler-generated members hold no written code
+    if (functions_.empty())
+      if (auto id = add_declaration_symbol(declaration)) {
+        declarations_.push_back(*id);
+        const bool result = Base::TraverseDecl(declaration);
+        declarations_.pop_back();
+        return result;
+      }
     auto* function = dyn_cast<FunctionDecl>(declaration);
     if (function == nullptr || !function->doesThisDeclarationHaveABody() ||
         isLambdaCallOperator(function))
@@ -248,7 +222,28 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     return true;
   }
 
+  bool VisitTypeLoc(TypeLoc type) {
+    const Decl* named = nullptr;
+    if (auto tag = type.getAs<TagTypeLoc>()) named = tag.getDecl();
+    else if (auto alias = type.getAs<TypedefTypeLoc>()) named = alias.getTypedefNameDecl();
+    else if (auto injected = type.getAs<InjectedClassNameTypeLoc>()) named = injected.getDecl();
+    else if (auto specialization = type.getAs<TemplateSpecializationTypeLoc>())
+      named = specialization.getTypePtr()->getTemplateName().getAsTemplateDecl();
+    if (named != nullptr) add_use(named, type.getBeginLoc());
+    return true;
+  }
+
+  bool VisitMemberExpr(MemberExpr* member) {
+    const ValueDecl* target = member->getMemberDecl();
+    if (isa<FieldDecl, IndirectFieldDecl, VarDecl>(target)) add_use(target, member->getMemberLoc());
+    return true;
+  }
+
   bool VisitDeclRefExpr(DeclRefExpr* reference) {
+    const ValueDecl* value = reference->getDecl();
+    if (const auto* variable = dyn_cast<VarDecl>(value); variable != nullptr && !variable->isLocalVarDeclOrParm())
+      add_use(variable, reference->getLocation());
+    if (isa<EnumConstantDecl>(value)) add_use(value, reference->getLocation());
     const FunctionDecl* caller = current_function();
     const auto* function = dyn_cast<FunctionDecl>(reference->getDecl());
     if (caller == nullptr || function == nullptr || callee_references_.contains(reference) ||
@@ -264,6 +259,8 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
   void finish() {
     expand_virtual_calls();
     resolve_bindings();
+    add_macro_symbols();
+    add_file_symbols();
     collect_headers();
   }
 
@@ -271,6 +268,12 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
   const FunctionDecl* current_function() const { return functions_.empty() ? nullptr : functions_.back(); }
 
   bool in_repository(const Decl* declaration) { return files_.relative(declaration->getLocation()) != nullptr; }
+
+  /// The innermost function or declaration whose code is being visited, or nullptr at file scope.
+  const std::string* current_user() {
+    if (!functions_.empty()) return &function_id(functions_.back());
+    return declarations_.empty() ? nullptr : &declarations_.back();
+  }
 
   std::pair<std::string, int> where(SourceLocation location) {
     const std::string* file = files_.relative(location);
@@ -345,8 +348,9 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     return entry->second;
   }
 
-  /// Hash of the raw tokens between two locations of one file: comments and layout do not count.
-  std::uint64_t token_hash(SourceRange range) {
+  /// Hash of the raw tokens between two locations of one file: comments and layout do not count,
+  /// nor tokens inside `holes` (file offsets of nested symbols, which compare on their own).
+  std::uint64_t token_hash(SourceRange range, const std::vector<std::pair<unsigned, unsigned>>& holes = {}) {
     const CharSourceRange expanded = sources_.getExpansionRange(range);
     const auto [file, begin] = sources_.getDecomposedLoc(expanded.getBegin());
     const auto [end_file, end] = sources_.getDecomposedLoc(expanded.getEnd());
@@ -363,6 +367,8 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
       if (token.is(tok::eof)) break;
       const unsigned offset = sources_.getFileOffset(token.getLocation());
       if (offset > end) break;
+      if (std::any_of(holes.begin(), holes.end(), [&](const auto& hole) { return offset >= hole.first && offset <= hole.second; }))
+        continue;
       joined.append(buffer.data() + offset, token.getLength());
       joined.push_back('\x1f');
     }
@@ -379,12 +385,13 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     // Compiler-generated and defaulted members hold no code of their own.
     if (function->isImplicit() || function->isDefaulted() || function->isDeleted()) return;
     const std::string& id = function_id(function);
+    add_instantiation_symbol(function);
     if (symbol_ids_.contains(id)) return;
     const FunctionDecl* pattern = function->getTemplateInstantiationPattern();
     const FunctionDecl* located = pattern != nullptr ? pattern : function;
     if (!located->doesThisDeclarationHaveABody()) located = located->getDefinition();
     if (located == nullptr) return;  // declared here, defined in another unit
-    SourceRange range = located->getSourceRange();
+    SourceRange range = with_attributes(located, located->getSourceRange());
     if (const FunctionTemplateDecl* described = located->getDescribedFunctionTemplate())
       range = described->getSourceRange();
     const std::string* file = files_.relative(range.getBegin());
@@ -402,6 +409,7 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     symbol.last_line = static_cast<int>(sources_.getExpansionLineNumber(sources_.getExpansionRange(range).getEnd()));
     symbol.body_hash = token_hash(range);
     facts_.symbols.push_back(std::move(symbol));
+    add_span(range, id);
     if (pattern != nullptr && pattern != function) {
       // A specialization is its template's code: a change to the template reaches its callers.
       add_function_symbol(pattern);
@@ -643,7 +651,9 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     PendingBinding binding;
     binding.registration = caller;
     std::tie(binding.file, binding.line) = where(call->getExprLoc());
-    binding.hash = token_hash(call->getSourceRange());
+    binding.entry = SourceRange(call->getExprLoc(), call->getRParenLoc());
+    binding.last_line = std::max(binding.line, where(call->getRParenLoc()).second);
+    binding.hash = token_hash(binding.entry);
     if ((owner == "pybind11::module_" || owner == "pybind11::module") && name == "def") {
       const auto python_name = first_string(call->getArg(0));
       if (!python_name) return;
@@ -752,9 +762,11 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
         symbol.language = Language::cpp;
         symbol.kind = SymbolKind::binding;
         symbol.file = pending.file;
-        symbol.first_line = symbol.last_line = pending.line;
+        symbol.first_line = pending.line;
+        symbol.last_line = pending.last_line;
         symbol.body_hash = pending.hash;
         facts_.symbols.push_back(std::move(symbol));
+        add_span(pending.entry, id);
       }
       if (pending.targets.empty()) facts_.bindings.push_back(binding);
       for (const std::string& target : pending.targets) {
@@ -763,6 +775,363 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
         add_edge(id, target, kind, pending.file, pending.line);
         facts_.bindings.push_back(std::move(bound));
       }
+    }
+  }
+
+  // Declarations outside function bodies: each becomes a symbol with its own range and token
+  // hash, and code using it gets a `uses` edge, so a changed type, constant, prototype or macro
+  // reaches its users instead of every unit that includes its file.
+
+  /// Where one symbol lies in one file, for attributing macro expansions and finding the tokens
+  /// that no symbol holds.
+  struct Span {
+    FileID file;
+    unsigned begin = 0, end = 0;
+    std::string id;
+  };
+
+  std::optional<Span> span_of(SourceRange range, const std::string& id) {
+    if (range.isInvalid()) return std::nullopt;
+    const CharSourceRange expanded = sources_.getExpansionRange(range);
+    const auto [file, begin] = sources_.getDecomposedLoc(expanded.getBegin());
+    const auto [end_file, end] = sources_.getDecomposedLoc(expanded.getEnd());
+    if (file != end_file || end < begin) return std::nullopt;
+    return Span{file, begin, end, id};
+  }
+
+  void add_span(SourceRange range, const std::string& id) {
+    if (auto span = span_of(range, id)) spans_.push_back(std::move(*span));
+  }
+
+  /// `range` widened to the attributes written before the declaration (`[[nodiscard]] int f();`),
+  /// which Clang leaves out of a declaration's own range.
+  SourceRange with_attributes(const Decl* declaration, SourceRange range) {
+    for (const Attr* attribute : declaration->attrs()) {
+      if (attribute->isImplicit() || attribute->getRange().isInvalid()) continue;
+      const SourceLocation begin = sources_.getExpansionLoc(attribute->getRange().getBegin());
+      if (sources_.getFileID(begin) == sources_.getFileID(sources_.getExpansionLoc(range.getBegin())) &&
+          sources_.isBeforeInTranslationUnit(begin, sources_.getExpansionLoc(range.getBegin())))
+        range.setBegin(begin);
+    }
+    return SourceRange(line_start_before(range.getBegin()), range.getEnd());
+  }
+
+  /// `location`, or the start of its line when only an attribute's brackets or the `template` of
+  /// an explicit instantiation precede it there (Clang's ranges start after them).
+  SourceLocation line_start_before(SourceLocation location) {
+    const SourceLocation at = sources_.getExpansionLoc(location);
+    const auto [file, offset] = sources_.getDecomposedLoc(at);
+    bool invalid = false;
+    const llvm::StringRef buffer = sources_.getBufferData(file, &invalid);
+    if (invalid || offset > buffer.size()) return location;
+    const std::size_t line = buffer.rfind('\n', offset == 0 ? 0 : offset - 1);
+    const std::size_t start = line == llvm::StringRef::npos ? 0 : line + 1;
+    const llvm::StringRef before = buffer.slice(start, offset).ltrim();
+    if (!before.starts_with("[[") && !before.starts_with("__attribute__") && !before.starts_with("template")) return location;
+    return at.getLocWithOffset(-static_cast<int>(before.size()));
+  }
+
+  static bool at_file_scope(const Decl* declaration) {
+    return declaration->getLexicalDeclContext()->getRedeclContext()->isFileContext();
+  }
+
+  /// Declarations that are symbols of their own when written at file scope.
+  static bool declares_symbol(const Decl* declaration) {
+    if (const auto* tag = dyn_cast<TagDecl>(declaration)) return tag->isThisDeclarationADefinition();
+    if (const auto* variable = dyn_cast<VarDecl>(declaration)) return !isa<ParmVarDecl>(variable);
+    return isa<TypedefNameDecl>(declaration);
+  }
+
+  /// The file-scope declaration whose symbol stands for `declaration`: a template's pattern for
+  /// its instantiations, the record or enum for its members, nothing for local declarations.
+  const Decl* owner_of(const Decl* declaration) {
+    const Decl* d = declaration;
+    for (int depth = 0; d != nullptr && depth < 16; ++depth) {
+      if (const auto* templated = dyn_cast<TemplateDecl>(d)) {
+        d = templated->getTemplatedDecl();
+        continue;
+      }
+      if (const auto* specialization = dyn_cast<ClassTemplateSpecializationDecl>(d);
+          specialization != nullptr && !specialization->isExplicitSpecialization()) {
+        const auto pattern = specialization->getSpecializedTemplateOrPartial();
+        if (auto* partial = pattern.dyn_cast<ClassTemplatePartialSpecializationDecl*>()) d = partial;
+        else d = pattern.get<ClassTemplateDecl*>()->getTemplatedDecl();
+        continue;
+      }
+      if (const auto* record = dyn_cast<CXXRecordDecl>(d))
+        if (const CXXRecordDecl* from = record->getInstantiatedFromMemberClass()) {
+          d = from;
+          continue;
+        }
+      if (const auto* variable = dyn_cast<VarDecl>(d))
+        if (const VarDecl* from = variable->getInstantiatedFromStaticDataMember()) {
+          d = from;
+          continue;
+        }
+      if (const auto* tag = dyn_cast<TagDecl>(d)) {
+        d = tag->getDefinition();
+        if (d == nullptr) return nullptr;  // an opaque type: only a pointer to it is used
+      }
+      if (!in_repository(d)) return nullptr;
+      if (declares_symbol(d) && at_file_scope(d)) return d;
+      const auto* parent = dyn_cast<Decl>(d->getDeclContext());
+      if (parent == nullptr || isa<TranslationUnitDecl, NamespaceDecl, LinkageSpecDecl, FunctionDecl>(parent))
+        return nullptr;
+      d = parent;
+    }
+    return nullptr;
+  }
+
+  /// "cpp-type:ns::Foo", "cpp-alias:ns::Alias", "cpp-var:ns::kLimit"; names with internal linkage in
+  /// the unit itself carry its path, anonymous types the name of their first member.
+  std::string declaration_id(const Decl* declaration) {
+    const auto* named = cast<NamedDecl>(declaration);
+    std::string id = isa<TagDecl>(named) ? "cpp-type:" : isa<TypedefNameDecl>(named) ? "cpp-alias:" : "cpp-var:";
+    llvm::raw_string_ostream stream(id);
+    const bool internal = isa<VarDecl>(named) ? !named->isExternallyVisible() : named->isInAnonymousNamespace();
+    if (internal) {
+      const std::string* file = files_.relative(named->getLocation());
+      if (file != nullptr && *file == target_.main_file) stream << *file << "::";
+    }
+    const auto* tag = dyn_cast<TagDecl>(named);
+    if (tag != nullptr && tag->getIdentifier() == nullptr) {
+      if (const TypedefNameDecl* alias = tag->getTypedefNameForAnonDecl()) {
+        alias->printQualifiedName(stream, policy_);
+      } else {
+        stream << "(anonymous)";
+        if (const auto* enumeration = dyn_cast<EnumDecl>(tag); enumeration && !enumeration->enumerators().empty())
+          stream << "::" << enumeration->enumerators().begin()->getName();
+        if (const auto* record = dyn_cast<RecordDecl>(tag); record && !record->fields().empty())
+          stream << "::" << record->fields().begin()->getName();
+      }
+      return stream.str();
+    }
+    named->printQualifiedName(stream, policy_);
+    if (const auto* specialization = dyn_cast<ClassTemplateSpecializationDecl>(named)) {
+      std::vector<std::string> texts;
+      for (const TemplateArgument& argument : specialization->getTemplateArgs().asArray())
+        append_template_argument(argument, texts);
+      stream << '<';
+      for (std::size_t i = 0; i < texts.size(); ++i) stream << (i ? ", " : "") << texts[i];
+      stream << '>';
+    }
+    return stream.str();
+  }
+
+  static Language language_of(const std::string& file) {
+    return file.ends_with(".cu") || file.ends_with(".cuh") ? Language::cuda : Language::cpp;
+  }
+
+  /// Emits a declaration symbol once; false when its range is not in one repository file.
+  bool emit_declaration(const std::string& id, std::string display, SourceRange range,
+                        const std::vector<std::pair<unsigned, unsigned>>& holes = {}) {
+    if (symbol_ids_.contains(id)) return true;
+    const std::string* file = files_.relative(range.getBegin());
+    if (file == nullptr || range.isInvalid()) return false;
+    symbol_ids_.insert(id);
+    Symbol symbol;
+    symbol.id = id;
+    symbol.qualified_name = std::move(display);
+    symbol.language = language_of(*file);
+    symbol.kind = SymbolKind::declaration;
+    symbol.file = *file;
+    symbol.first_line = static_cast<int>(sources_.getExpansionLineNumber(range.getBegin()));
+    symbol.last_line = static_cast<int>(sources_.getExpansionLineNumber(sources_.getExpansionRange(range).getEnd()));
+    symbol.body_hash = token_hash(range, holes);
+    facts_.symbols.push_back(std::move(symbol));
+    add_span(range, id);
+    return true;
+  }
+
+  /// The symbol of a file-scope declaration being traversed (its users attribute to it), or
+  /// nothing for declarations that belong to what holds them.
+  std::optional<std::string> add_declaration_symbol(Decl* declaration) {
+    if (auto* function = dyn_cast<FunctionDecl>(declaration)) return add_prototype_symbol(function);
+    if (!declares_symbol(declaration) || !at_file_scope(declaration)) return std::nullopt;
+    if (const auto* specialization = dyn_cast<ClassTemplateSpecializationDecl>(declaration);
+        specialization != nullptr && !specialization->isExplicitSpecialization())
+      return std::nullopt;
+    SourceRange range = with_attributes(declaration, declaration->getSourceRange());
+    std::vector<std::pair<unsigned, unsigned>> holes;
+    if (const auto* variable = dyn_cast<VarDecl>(declaration)) {
+      if (variable->isThisDeclarationADefinition() == VarDecl::DeclarationOnly ||
+          isa<VarTemplateSpecializationDecl>(variable))
+        return std::nullopt;
+      if (const VarTemplateDecl* pattern = variable->getDescribedVarTemplate()) range = pattern->getSourceRange();
+    }
+    if (const auto* alias = dyn_cast<TypeAliasDecl>(declaration))
+      if (const TypeAliasTemplateDecl* pattern = alias->getDescribedAliasTemplate()) range = pattern->getSourceRange();
+    if (const auto* record = dyn_cast<CXXRecordDecl>(declaration)) {
+      if (const ClassTemplateDecl* pattern = record->getDescribedClassTemplate()) range = pattern->getSourceRange();
+      // Member functions compare on their own; the record's hash is its layout and declarations.
+      for (const Decl* member : record->decls()) {
+        if (member->isImplicit() || !isa<FunctionDecl, FunctionTemplateDecl>(member)) continue;
+        if (auto span = span_of(member->getSourceRange(), {})) holes.emplace_back(span->begin, span->end);
+      }
+    }
+    const std::string id = declaration_id(declaration);
+    if (!emit_declaration(id, id.substr(id.find(':') + 1), range, holes)) return std::nullopt;
+    return id;
+  }
+
+  /// A function declared without its body (in a header, or a member declared in its class): the
+  /// definition depends on what it says (default arguments, attributes, the signature itself).
+  std::optional<std::string> add_prototype_symbol(const FunctionDecl* function) {
+    if (function->doesThisDeclarationHaveABody() || function->isImplicit() || function->isTemplateInstantiation() ||
+        function->getFriendObjectKind() != Decl::FOK_None || isLambdaCallOperator(function))
+      return std::nullopt;
+    SourceRange range = with_attributes(function, function->getSourceRange());
+    if (const FunctionTemplateDecl* pattern = function->getDescribedFunctionTemplate()) range = pattern->getSourceRange();
+    const std::string* file = files_.relative(range.getBegin());
+    if (file == nullptr) return std::nullopt;
+    const std::string target = function_id(function);
+    const std::string id = "cpp-proto:" + target + "@" + *file;
+    if (!emit_declaration(id, target.substr(target.find(':') + 1) + " [declaration]", range)) return std::nullopt;
+    add_edge(target, id, EdgeKind::uses, function->getLocation());
+    return id;
+  }
+
+  /// `template void f<float>(float*);`: the specialization exists because of that line.
+  void add_instantiation_symbol(const FunctionDecl* function) {
+    const TemplateSpecializationKind kind = function->getTemplateSpecializationKind();
+    if (kind != TSK_ExplicitInstantiationDefinition && kind != TSK_ExplicitInstantiationDeclaration) return;
+    const SourceLocation point = function->getPointOfInstantiation();
+    const std::string* file = files_.relative(point);
+    if (file == nullptr) return;
+    const std::string& target = function_id(function);
+    const std::string id = "cpp-inst:" + target + "@" + *file;
+    if (symbol_ids_.contains(id)) return;
+    if (emit_declaration(id, "template " + target.substr(target.find(':') + 1),
+                         SourceRange(line_start_before(point), statement_end(point))))
+      add_edge(target, id, EdgeKind::uses, point);
+  }
+
+  /// The `;` ending the statement that starts at `location` (or `location` when there is none).
+  SourceLocation statement_end(SourceLocation location) {
+    const SourceLocation start = sources_.getExpansionLoc(location);
+    const auto [file, offset] = sources_.getDecomposedLoc(start);
+    bool invalid = false;
+    const llvm::StringRef buffer = sources_.getBufferData(file, &invalid);
+    if (invalid) return start;
+    Lexer lexer(sources_.getLocForStartOfFile(file), context_.getLangOpts(), buffer.begin(),
+                buffer.begin() + offset, buffer.end());
+    Token token;
+    for (int i = 0; i < 4096; ++i) {
+      lexer.LexFromRawLexer(token);
+      if (token.is(tok::eof)) break;
+      if (token.is(tok::semi)) return token.getLocation();
+    }
+    return start;
+  }
+
+  /// Records that the current function or declaration uses `used` (by its symbol's id).
+  void add_use(const Decl* used, SourceLocation location) {
+    const std::string* user = current_user();
+    if (user == nullptr || !in_repository(used)) return;
+    // A static data member is defined where its class is not always visible: its users depend on
+    // the definition (by name) and on the class declaring it.
+    if (const auto* variable = dyn_cast<VarDecl>(used); variable != nullptr && variable->isStaticDataMember()) {
+      const VarDecl* member = variable->getInstantiatedFromStaticDataMember();
+      if (member == nullptr) member = variable;
+      std::string id = "cpp-var:";
+      llvm::raw_string_ostream stream(id);
+      member->printQualifiedName(stream, policy_);
+      add_use_edge(*user, stream.str(), location);
+    }
+    const Decl* owner = owner_of(used);
+    if (owner == nullptr) return;
+    add_use_edge(*user, declaration_id(owner), location);
+  }
+
+  void add_use_edge(const std::string& user, const std::string& used, SourceLocation location) {
+    if (user == used || !use_keys_.emplace(user, used).second) return;
+    add_edge(user, used, EdgeKind::uses, location);
+  }
+
+  /// Macro symbols, and a `uses` edge from the innermost symbol around each expansion.
+  void add_macro_symbols() {
+    for (const MacroDefinition& macro : macros_.definitions) {
+      if (!symbol_ids_.insert(macro.id).second) continue;
+      Symbol symbol;
+      symbol.id = macro.id;
+      symbol.qualified_name = macro.name + " [macro]";
+      symbol.language = language_of(macro.file);
+      symbol.kind = SymbolKind::declaration;
+      symbol.file = macro.file;
+      symbol.first_line = macro.first_line;
+      symbol.last_line = macro.last_line;
+      symbol.body_hash = macro.hash;
+      facts_.symbols.push_back(std::move(symbol));
+      macro_lines_[macro.file].emplace_back(macro.first_line, macro.last_line);
+    }
+    std::unordered_map<unsigned, std::vector<const Span*>> by_file;
+    for (const Span& span : spans_) by_file[span.file.getHashValue()].push_back(&span);
+    for (const auto& [index, location] : macros_.expansions) {
+      const auto [file, offset] = sources_.getDecomposedLoc(location);
+      const auto found = by_file.find(file.getHashValue());
+      if (found == by_file.end()) continue;
+      unsigned best = std::numeric_limits<unsigned>::max();
+      for (const Span* span : found->second)
+        if (span->begin <= offset && offset <= span->end) best = std::min(best, span->end - span->begin);
+      if (best == std::numeric_limits<unsigned>::max()) continue;  // at file scope, outside every symbol
+      for (const Span* span : found->second)
+        if (span->begin <= offset && offset <= span->end && span->end - span->begin == best)
+          add_use_edge(span->id, macros_.definitions[index].id, location);
+    }
+  }
+
+  /// One module symbol per repository file: the tokens no other symbol holds (includes,
+  /// conditional compilation, namespaces, forward declarations), so a comment or layout edit there
+  /// changes nothing and any other edit is seen.
+  void add_file_symbols() {
+    std::unordered_map<unsigned, std::vector<std::pair<unsigned, unsigned>>> holes;
+    for (const Span& span : spans_) holes[span.file.getHashValue()].emplace_back(span.begin, span.end);
+    for (auto entry = sources_.fileinfo_begin(); entry != sources_.fileinfo_end(); ++entry) {
+      const auto relative = files_.relative_path(entry->first.getName());
+      if (!relative) continue;
+      const FileID file = sources_.translateFile(entry->first);
+      if (file.isInvalid()) continue;
+      const std::string id = "cpp-file:" + *relative;
+      if (!symbol_ids_.insert(id).second) continue;
+      bool invalid = false;
+      const llvm::StringRef buffer = sources_.getBufferData(file, &invalid);
+      if (invalid) continue;
+      auto& own = holes[file.getHashValue()];
+      std::sort(own.begin(), own.end());
+      const auto& macro_lines = macro_lines_[*relative];
+      Lexer lexer(sources_.getLocForStartOfFile(file), context_.getLangOpts(), buffer.begin(), buffer.begin(),
+                  buffer.end());
+      std::string joined;
+      Token token;
+      std::size_t next_hole = 0;
+      while (true) {
+        lexer.LexFromRawLexer(token);
+        if (token.is(tok::eof)) break;
+        const unsigned offset = sources_.getFileOffset(token.getLocation());
+        while (next_hole < own.size() && own[next_hole].second < offset) ++next_hole;
+        bool inside = false;
+        for (std::size_t h = next_hole; h < own.size() && own[h].first <= offset && !inside; ++h)
+          inside = offset <= own[h].second;
+        if (inside) continue;
+        if (!macro_lines.empty()) {
+          const int line = static_cast<int>(sources_.getLineNumber(file, offset));
+          if (std::any_of(macro_lines.begin(), macro_lines.end(),
+                          [&](const auto& lines) { return line >= lines.first && line <= lines.second; }))
+            continue;
+        }
+        joined.append(buffer.data() + offset, token.getLength());
+        joined.push_back('\x1f');
+      }
+      Symbol symbol;
+      symbol.id = id;
+      symbol.qualified_name = *relative;
+      symbol.language = language_of(*relative);
+      symbol.kind = SymbolKind::module;
+      symbol.file = *relative;
+      symbol.first_line = 1;
+      symbol.last_line = std::max(1, static_cast<int>(sources_.getLineNumber(file, buffer.size())));
+      symbol.body_hash = util::hash64(joined);
+      facts_.symbols.push_back(std::move(symbol));
     }
   }
 
@@ -779,10 +1148,15 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
   ASTContext& context_;
   SourceManager& sources_;
   PrintingPolicy policy_;
-  RepositoryFiles files_;
+  RepositoryFiles& files_;
+  const MacroFacts& macros_;
   const ExtractionTarget& target_;
   FileFacts& facts_;
   std::vector<const FunctionDecl*> functions_;
+  std::vector<std::string> declarations_;  ///< file-scope declarations being traversed, innermost last
+  std::vector<Span> spans_;
+  std::set<std::pair<std::string, std::string>> use_keys_;
+  std::unordered_map<std::string, std::vector<std::pair<int, int>>> macro_lines_;  ///< file -> #define lines
   std::unordered_map<const FunctionDecl*, std::string> ids_;  ///< node-based: references stay valid
   std::set<std::string> symbol_ids_;
   std::set<std::tuple<std::string, std::string, int, std::string, int>> edge_keys_;
@@ -797,22 +1171,29 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
 /// Runs the visitor once the translation unit is complete (templates instantiated).
 class FactConsumer : public ASTConsumer {
  public:
-  explicit FactConsumer(ExtractionTarget target) : target_(std::move(target)) {}
+  FactConsumer(CompilerInstance& compiler, ExtractionTarget target)
+      : target_(std::move(target)),
+        files_(compiler.getSourceManager(), target_.repository),
+        macros_(std::make_shared<MacroFacts>()) {
+    record_macros(compiler, files_, macros_);
+  }
 
   void HandleTranslationUnit(ASTContext& context) override {
-    FactVisitor visitor(context, target_);
+    FactVisitor visitor(context, target_, files_, *macros_);
     visitor.TraverseDecl(context.getTranslationUnitDecl());
     visitor.finish();
   }
 
  private:
   ExtractionTarget target_;
+  RepositoryFiles files_;
+  std::shared_ptr<MacroFacts> macros_;
 };
 
 }  // namespace
 
-std::unique_ptr<clang::ASTConsumer> make_fact_consumer(clang::CompilerInstance&, ExtractionTarget target) {
-  return std::make_unique<FactConsumer>(std::move(target));
+std::unique_ptr<clang::ASTConsumer> make_fact_consumer(clang::CompilerInstance& compiler, ExtractionTarget target) {
+  return std::make_unique<FactConsumer>(compiler, std::move(target));
 }
 
 }  // namespace fastci::frontend::cpp
