@@ -50,6 +50,8 @@ fs::path extension_repo() {
         branch("include_line", "s/^#include \"shapes.h\"$/#include \"shapes.h\"\\n#include <vector>/", "csrc/shapes.cpp") +
         branch("comments_only", "s|^/// A running sum, bound to Python as a class.$|// A running sum (bound to Python as a class)\\n|; s/^  double total_;$/  double total_;  \\/\\/ the sum so far/",
                "csrc/include/shapes.h") +
+        branch("new_declaration", "s/^double total_area(/struct Unused { int n; };\\ndouble unused_helper(double);\\ndouble total_area(/",
+               "csrc/include/shapes.h") +
         git + "checkout -q base";
     EXPECT_EQ(sh(script + " >/dev/null"), 0);
     return dir;
@@ -170,6 +172,14 @@ TEST_F(AnalyzeNative, RemovedExplicitInstantiationReachesTheCallersOfThatSpecial
   EXPECT_EQ(selected_ids(plan),
             (std::set<std::string>{"tests/test_ops.py::test_scale[0.5]", "tests/test_ops.py::test_scale[2.0]",
                                    "tests/test_ops.py::test_scale_op", "tests/test_ops.py::test_scale_by_int"}));
+}
+
+TEST_F(AnalyzeNative, NewDeclarationsNoCodeUsesReachNoTest) {
+  auto plan = narrow_plan("new_declaration");
+  EXPECT_EQ(changed_ids(plan), (std::set<std::string>{"cpp-type:fixture::Unused",
+                                                      "cpp-proto:cpp:fixture::unused_helper(double)@csrc/include/shapes.h"}));
+  for (const auto& s : plan.changes.symbols) EXPECT_EQ(s.change, SymbolChange::added);
+  EXPECT_TRUE(selected_ids(plan).empty());
 }
 
 TEST_F(AnalyzeNative, CommentsInAHeaderChangeNothing) {

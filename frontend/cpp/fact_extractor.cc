@@ -816,6 +816,16 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     return SourceRange(line_start_before(range.getBegin()), range.getEnd());
   }
 
+  /// `range` with the `;` that ends the declaration, which Clang leaves out of its range: adding a
+  /// declaration must not add a token to the file's own symbol.
+  SourceRange with_semicolon(SourceRange range) {
+    const SourceLocation end = sources_.getExpansionRange(range).getEnd();
+    std::optional<Token> next = Lexer::findNextToken(end, sources_, context_.getLangOpts());
+    if (next && next->is(tok::semi) && sources_.getFileID(next->getLocation()) == sources_.getFileID(end))
+      return SourceRange(range.getBegin(), next->getLocation());
+    return range;
+  }
+
   /// `location`, or the start of its line when only an attribute's brackets or the `template` of
   /// an explicit instantiation precede it there (Clang's ranges start after them).
   SourceLocation line_start_before(SourceLocation location) {
@@ -928,6 +938,7 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     if (symbol_ids_.contains(id)) return true;
     const std::string* file = files_.relative(range.getBegin());
     if (file == nullptr || range.isInvalid()) return false;
+    range = with_semicolon(range);
     symbol_ids_.insert(id);
     Symbol symbol;
     symbol.id = id;
