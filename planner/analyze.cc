@@ -113,6 +113,60 @@ void add_native_unit_symbols(const callgraph::IndexResult& head, ChangeSet& chan
   }
 }
 
+/// A unit Clang reported errors in may have lost calls in the functions holding them (a callee of an
+/// unknown type is no edge). Where the change is in a file such a unit reads, each of those
+/// functions counts as changed, named in a widening; a unit with more errors than are kept widens
+/// whole.
+void add_functions_with_errors(const callgraph::IndexResult& head, ChangeSet& changes) {
+  constexpr std::size_t kKeptErrors = 50;  // the C++ frontend keeps this many error diagnostics per unit
+  std::set<std::string> changed_files, present;
+  for (const auto& f : changes.files)
+    if (f.kind == FileKind::native && !f.symbols.empty()) changed_files.insert(f.path);
+  if (changed_files.empty()) return;
+  for (const auto& s : changes.symbols) present.insert(s.id);
+  std::set<std::string> affected;
+  for (const auto& path : changed_files) {
+    if (callgraph::is_translation_unit(path)) affected.insert(path);
+    if (auto it = head.includers.find(path); it != head.includers.end()) affected.insert(it->second.begin(), it->second.end());
+  }
+  for (const auto& unit : affected) {
+    const auto* facts = head.find(unit);
+    if (!facts) continue;
+    std::vector<const frontend::Diagnostic*> errors;
+    for (const auto& d : facts->diagnostics)
+      if (d.severity == frontend::Diagnostic::Severity::error && d.line > 0) errors.push_back(&d);
+    if (errors.empty()) continue;
+    if (errors.size() >= kKeptErrors) {
+      changes.widenings.push_back({Widening::Scope::native_units, unit,
+                                   std::to_string(errors.size()) + "+ Clang errors in a unit reading changed code (first: " +
+                                       errors.front()->file + ":" + std::to_string(errors.front()->line) +
+                                       "): which functions lost calls is not known, so the unit counts as changed",
+                                   {}});
+      continue;
+    }
+    for (const auto* d : errors) {
+      const auto* file = head.find(d->file);
+      if (!file) continue;
+      const frontend::Symbol* inner = nullptr;
+      for (const auto& s : file->symbols) {
+        bool code = s.kind == frontend::SymbolKind::function || s.kind == frontend::SymbolKind::method ||
+                    s.kind == frontend::SymbolKind::kernel;
+        if (code && s.first_line <= d->line && d->line <= s.last_line &&
+            (!inner || s.last_line - s.first_line < inner->last_line - inner->first_line))
+          inner = &s;
+      }
+      if (!inner || !present.insert(inner->id).second) continue;
+      changes.symbols.push_back({inner->id, SymbolChange::changed, inner->kind, inner->language, inner->qualified_name,
+                                 inner->file, inner->first_line, inner->last_line, {}});
+      changes.widenings.push_back({Widening::Scope::symbol, d->file,
+                                   "Clang could not resolve line " + std::to_string(d->line) + " of " + inner->qualified_name +
+                                       " (" + d->message.substr(0, 80) + "), in a unit reading changed code: its calls may "
+                                       "reach the change, so it counts as changed",
+                                   inner->id});
+    }
+  }
+}
+
 /// A changed name that module-level code reads while the module imports (`REGISTRY.append(X)`),
 /// directly or through other names, changes what every importer of that module sees: a widening,
 /// said with the reading line, not a silent "everything" through the graph.
@@ -247,6 +301,7 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
       if (callgraph::is_translation_unit(f.path)) units.push_back(&f);
     place_unread_headers(units, plan.changes);
   }
+  add_functions_with_errors(head_index->index, plan.changes);
   add_native_unit_symbols(head_index->index, plan.changes);
   add_import_time_readers(head_index->graph, plan.changes);
 

@@ -203,5 +203,31 @@ TEST_F(AnalyzeNative, IncludeLineChangeWidensToTheUnitsReadingTheFileAndSaysWhic
   EXPECT_FALSE(changed.contains("binding:fixture_ops.shapes_area"));        // ops.cpp does not read shapes.cpp
 }
 
+TEST_F(AnalyzeNative, FunctionsClangCouldNotResolveCountAsChangedWhenTheirUnitReadsTheChange) {
+  const auto dir = fs::temp_directory_path() / ("fastci_analyze_errors_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(fs::path(FASTCI_SOURCE_DIR) / "tests/fixtures/cpp/errors", dir, fs::copy_options::recursive);
+  const std::string git = "git -C " + dir.string() + " -c user.name=t -c user.email=t@example.org ";
+  ASSERT_EQ(sh(git + "init -q && " + git + "add -A && " + git + "commit -qm base && " + git + "tag base && sed -i " +
+               "'s/return value + 1;/return value + 2;/' " + dir.string() + "/broken.cpp && " + git + "commit -qam helper"
+               " >/dev/null"),
+            0);
+  AnalyzeOptions o;
+  o.repository = dir;
+  o.base = "base";
+  o.head = "HEAD";
+  o.show_progress = false;
+  o.state_dir = dir / ".fastci-test";
+  auto plan = analyze(o);
+  ASSERT_TRUE(plan.ok()) << plan.error().to_string();
+  // broken() holds the error (line 6): the call it makes may reach helper() by a path Clang lost.
+  EXPECT_EQ(changed_ids(*plan), (std::set<std::string>{"cpp:helper(int)", "cpp:broken(int)"}));
+  ASSERT_EQ(plan->changes.widenings.size(), 1u);
+  EXPECT_EQ(plan->changes.widenings[0].scope, Widening::Scope::symbol);
+  EXPECT_EQ(plan->changes.widenings[0].detail, "cpp:broken(int)");
+  EXPECT_NE(plan->changes.widenings[0].reason.find("line 6"), std::string::npos) << plan->changes.widenings[0].reason;
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace fastci::planner

@@ -42,6 +42,7 @@ const char* to_string(Widening::Scope scope) {
     case Widening::Scope::rule: return "rule";
     case Widening::Scope::test_file: return "test-file";
     case Widening::Scope::native_units: return "native-units";
+    case Widening::Scope::symbol: return "symbol";
   }
   return "unknown";
 }

@@ -43,8 +43,9 @@ struct ChangedFile {
 
 /// Where the change could not be mapped to symbols exactly, and how selection widens for it.
 struct Widening {
-  /// native_units: every C++/CUDA unit reading `file` counts as changed (symbols added by analyze)
-  enum class Scope { everything, folder, importers, rule, test_file, native_units } scope = Scope::everything;
+  /// native_units: every C++/CUDA unit reading `file` counts as changed (symbols added by analyze);
+  /// symbol: the function named in `detail` counts as changed (Clang could not resolve its body)
+  enum class Scope { everything, folder, importers, rule, test_file, native_units, symbol } scope = Scope::everything;
   std::string file;
   std::string reason;
   std::string detail;  ///< folder for `folder`, rule name for `rule`, module id for `importers`

@@ -191,7 +191,8 @@ class Selector {
       case Widening::Scope::importers:
       case Widening::Scope::test_file:
       case Widening::Scope::native_units:
-        break;  // handled through the graph (native units: their symbols are in the change set)
+      case Widening::Scope::symbol:
+        break;  // handled through the graph (native units, symbols: they are in the change set)
     }
   }
 
