@@ -24,13 +24,14 @@ TranslationUnitFacts parse(const fs::path& repository, const std::string& source
   return units.front();
 }
 
-/// Functions, kernels and bindings; declarations and file symbols are checked on their own.
-Lines symbol_lines(const FileFacts& facts) {
+/// "kind id file:first-last" of functions, kernels and bindings, or (`declarations`) of the
+/// declaration and file symbols, which are checked on their own.
+Lines symbol_lines(const FileFacts& facts, bool declarations = false) {
   Lines out;
   for (const Symbol& s : facts.symbols)
-    if (s.kind != SymbolKind::declaration && s.kind != SymbolKind::module)
+    if ((s.kind == SymbolKind::declaration || s.kind == SymbolKind::module) == declarations)
       out.insert(std::string(to_string(s.kind)) + " " + s.id + " " + s.file + ":" + std::to_string(s.first_line) + "-" +
-               std::to_string(s.last_line));
+                 std::to_string(s.last_line));
   return out;
 }
 
@@ -175,16 +176,7 @@ TEST(CppFrontend, ExtensionBindingsCallsAndDispatchLambda) {
   EXPECT_TRUE(facts.launches.empty());
 }
 
-/// Declaration symbols ("kind id file:first-last") and `uses` edges ("from -> to").
-Lines declaration_lines(const FileFacts& facts) {
-  Lines out;
-  for (const Symbol& s : facts.symbols)
-    if (s.kind == SymbolKind::declaration || s.kind == SymbolKind::module)
-      out.insert(std::string(to_string(s.kind)) + " " + s.id + " " + s.file + ":" + std::to_string(s.first_line) + "-" +
-                 std::to_string(s.last_line));
-  return out;
-}
-
+/// `uses` edges ("from -> to").
 Lines use_lines(const FileFacts& facts) {
   Lines out;
   for (const Edge& e : facts.edges)
@@ -204,7 +196,7 @@ bool contains_all(const Lines& lines, std::initializer_list<const char*> wanted)
 
 TEST(CppFrontend, DeclarationsOutsideFunctionBodiesAndTheCodeUsingThem) {
   const auto shapes = parse(kFixtures / "ext", "csrc/shapes.cpp");
-  EXPECT_TRUE(contains_all(declaration_lines(shapes.facts), {
+  EXPECT_TRUE(contains_all(symbol_lines(shapes.facts, true), {
       "declaration cpp-type:fixture::Accumulator csrc/include/shapes.h:41-49",
       "declaration cpp-var:fixture::kPi csrc/include/shapes.h:52-52",
       "declaration cpp-proto:cpp:fixture::total_area(const std::vector<const fixture::Shape *> &)@csrc/include/shapes.h "
@@ -221,7 +213,7 @@ TEST(CppFrontend, DeclarationsOutsideFunctionBodiesAndTheCodeUsingThem) {
   EXPECT_FALSE(use_lines(shapes.facts).contains("cpp:fixture::Square::area() const -> cpp-var:fixture::kPi"));
 
   const auto ops = parse(kFixtures / "ext", "csrc/ops.cpp");
-  EXPECT_TRUE(contains_all(declaration_lines(ops.facts), {
+  EXPECT_TRUE(contains_all(symbol_lines(ops.facts, true), {
       "declaration cpp-macro:csrc/ops.cpp:FIXTURE_DEF_SCALE csrc/ops.cpp:40-41",
   }));
   // A registration entry of a py::class_ chain is its own lines, not the chain before it.
@@ -238,7 +230,7 @@ TEST(CppFrontend, ExplicitInstantiationsAreDeclarationsOfTheirSpecialization) {
   if (!has_cuda()) GTEST_SKIP() << "CUDA headers not installed";
   const auto kernels = parse(kFixtures / "ext", "csrc/kernels.cu");
   const std::string specialization = "cpp:fixture::launch_scale<float>(float *, const float *, int, float, CUstream_st *)";
-  EXPECT_TRUE(declaration_lines(kernels.facts)
+  EXPECT_TRUE(symbol_lines(kernels.facts, true)
                   .contains("declaration cpp-inst:" + specialization + "@csrc/kernels.cu csrc/kernels.cu:30-30"));
   EXPECT_TRUE(use_lines(kernels.facts).contains(specialization + " -> cpp-inst:" + specialization + "@csrc/kernels.cu"));
 }

@@ -756,16 +756,8 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
           "binding:" + (binding.extension_module.empty() ? std::string("?") : binding.extension_module) + "." +
           binding.python_name;
       if (symbol_ids_.insert(id).second) {
-        Symbol symbol;
-        symbol.id = id;
-        symbol.qualified_name = id.substr(8);
-        symbol.language = Language::cpp;
-        symbol.kind = SymbolKind::binding;
-        symbol.file = pending.file;
-        symbol.first_line = pending.line;
-        symbol.last_line = pending.last_line;
-        symbol.body_hash = pending.hash;
-        facts_.symbols.push_back(std::move(symbol));
+        push_symbol(id, id.substr(8), Language::cpp, SymbolKind::binding, pending.file, pending.line, pending.last_line,
+                    pending.hash);
         add_span(pending.entry, id);
       }
       if (pending.targets.empty()) facts_.bindings.push_back(binding);
@@ -928,6 +920,21 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     return stream.str();
   }
 
+  /// Appends a symbol of the unit's facts (its id already taken in symbol_ids_).
+  void push_symbol(std::string id, std::string name, Language language, SymbolKind kind, std::string file, int first,
+                   int last, std::uint64_t hash) {
+    Symbol symbol;
+    symbol.id = std::move(id);
+    symbol.qualified_name = std::move(name);
+    symbol.language = language;
+    symbol.kind = kind;
+    symbol.file = std::move(file);
+    symbol.first_line = first;
+    symbol.last_line = last;
+    symbol.body_hash = hash;
+    facts_.symbols.push_back(std::move(symbol));
+  }
+
   static Language language_of(const std::string& file) {
     return file.ends_with(".cu") || file.ends_with(".cuh") ? Language::cuda : Language::cpp;
   }
@@ -940,16 +947,10 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     if (file == nullptr || range.isInvalid()) return false;
     range = with_semicolon(range);
     symbol_ids_.insert(id);
-    Symbol symbol;
-    symbol.id = id;
-    symbol.qualified_name = std::move(display);
-    symbol.language = language_of(*file);
-    symbol.kind = SymbolKind::declaration;
-    symbol.file = *file;
-    symbol.first_line = static_cast<int>(sources_.getExpansionLineNumber(range.getBegin()));
-    symbol.last_line = static_cast<int>(sources_.getExpansionLineNumber(sources_.getExpansionRange(range).getEnd()));
-    symbol.body_hash = token_hash(range, holes);
-    facts_.symbols.push_back(std::move(symbol));
+    push_symbol(id, std::move(display), language_of(*file), SymbolKind::declaration, *file,
+                static_cast<int>(sources_.getExpansionLineNumber(range.getBegin())),
+                static_cast<int>(sources_.getExpansionLineNumber(sources_.getExpansionRange(range).getEnd())),
+                token_hash(range, holes));
     add_span(range, id);
     return true;
   }
@@ -1063,16 +1064,8 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
   void add_macro_symbols() {
     for (const MacroDefinition& macro : macros_.definitions) {
       if (!symbol_ids_.insert(macro.id).second) continue;
-      Symbol symbol;
-      symbol.id = macro.id;
-      symbol.qualified_name = macro.name + " [macro]";
-      symbol.language = language_of(macro.file);
-      symbol.kind = SymbolKind::declaration;
-      symbol.file = macro.file;
-      symbol.first_line = macro.first_line;
-      symbol.last_line = macro.last_line;
-      symbol.body_hash = macro.hash;
-      facts_.symbols.push_back(std::move(symbol));
+      push_symbol(macro.id, macro.name + " [macro]", language_of(macro.file), SymbolKind::declaration, macro.file,
+                  macro.first_line, macro.last_line, macro.hash);
       macro_lines_[macro.file].emplace_back(macro.first_line, macro.last_line);
     }
     std::unordered_map<unsigned, std::vector<const Span*>> by_file;
@@ -1133,16 +1126,8 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
         joined.append(buffer.data() + offset, token.getLength());
         joined.push_back('\x1f');
       }
-      Symbol symbol;
-      symbol.id = id;
-      symbol.qualified_name = *relative;
-      symbol.language = language_of(*relative);
-      symbol.kind = SymbolKind::module;
-      symbol.file = *relative;
-      symbol.first_line = 1;
-      symbol.last_line = std::max(1, static_cast<int>(sources_.getLineNumber(file, buffer.size())));
-      symbol.body_hash = util::hash64(joined);
-      facts_.symbols.push_back(std::move(symbol));
+      push_symbol(id, *relative, language_of(*relative), SymbolKind::module, *relative, 1,
+                  std::max(1, static_cast<int>(sources_.getLineNumber(file, buffer.size()))), util::hash64(joined));
     }
   }
 
