@@ -167,6 +167,30 @@ void add_functions_with_errors(const callgraph::IndexResult& head, ChangeSet& ch
   }
 }
 
+/// A changed macro named outside every declaration (in an `#if`, or in a branch the guessed flags
+/// left inactive, which the real build may compile) has expansions no parse saw: every unit reading
+/// that file counts as changed, said with the line.
+void add_macros_used_outside_code(const callgraph::CallGraph& graph, ChangeSet& changes) {
+  std::set<std::string> said;
+  const auto symbols = changes.symbols;  // widening adds no symbols; the copy keeps the loop simple
+  for (const auto& s : symbols) {
+    if (s.kind != frontend::SymbolKind::declaration || !s.id.starts_with("cpp-macro:") || s.change == SymbolChange::deleted)
+      continue;
+    auto v = graph.find(s.id);
+    if (!v) continue;
+    for (const auto& e : graph.dependents(*v)) {
+      const auto& user = graph.vertex(e.from).symbol;
+      if (e.kind != frontend::EdgeKind::uses || user.kind != frontend::SymbolKind::module || !said.insert(user.file).second)
+        continue;
+      changes.widenings.push_back({Widening::Scope::native_units, user.file,
+                                   "changed macro " + s.qualified_name + " is named at line " + std::to_string(e.line) +
+                                       " outside the code Clang compiled (an #if, or a branch the guessed flags leave "
+                                       "inactive): every unit that reads the file counts as changed",
+                                   {}});
+    }
+  }
+}
+
 /// A changed name that module-level code reads while the module imports (`REGISTRY.append(X)`),
 /// directly or through other names, changes what every importer of that module sees: a widening,
 /// said with the reading line, not a silent "everything" through the graph.
@@ -302,6 +326,7 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
     place_unread_headers(units, plan.changes);
   }
   add_functions_with_errors(head_index->index, plan.changes);
+  add_macros_used_outside_code(head_index->graph, plan.changes);
   add_native_unit_symbols(head_index->index, plan.changes);
   add_import_time_readers(head_index->graph, plan.changes);
 

@@ -52,6 +52,7 @@ fs::path extension_repo() {
                "csrc/include/shapes.h") +
         branch("new_declaration", "s/^double total_area(/struct Unused { int n; };\\ndouble unused_helper(double);\\ndouble total_area(/",
                "csrc/include/shapes.h") +
+        branch("inactive_macro", "s/^#define FIXTURE_HALF_FACTOR 0.5$/#define FIXTURE_HALF_FACTOR 0.25/", "csrc/ops.cpp") +
         git + "checkout -q base";
     EXPECT_EQ(sh(script + " >/dev/null"), 0);
     return dir;
@@ -180,6 +181,17 @@ TEST_F(AnalyzeNative, NewDeclarationsNoCodeUsesReachNoTest) {
                                                       "cpp-proto:cpp:fixture::unused_helper(double)@csrc/include/shapes.h"}));
   for (const auto& s : plan.changes.symbols) EXPECT_EQ(s.change, SymbolChange::added);
   EXPECT_TRUE(selected_ids(plan).empty());
+}
+
+TEST_F(AnalyzeNative, AMacroNamedOnlyInAnInactiveBranchWidensToTheUnitsReadingThatFile) {
+  auto plan = analyze(options_for("inactive_macro"));
+  ASSERT_TRUE(plan.ok()) << plan.error().to_string();
+  EXPECT_TRUE(changed_ids(*plan).contains("cpp-macro:csrc/ops.cpp:FIXTURE_HALF_FACTOR"));
+  ASSERT_EQ(plan->changes.widenings.size(), 1u);
+  EXPECT_EQ(plan->changes.widenings[0].scope, Widening::Scope::native_units);
+  EXPECT_EQ(plan->changes.widenings[0].file, "csrc/ops.cpp");
+  EXPECT_NE(plan->changes.widenings[0].reason.find("line 68"), std::string::npos) << plan->changes.widenings[0].reason;
+  EXPECT_TRUE(selected_ids(*plan).contains("tests/test_ops.py::test_area"));  // ops.cpp's bindings count as changed
 }
 
 TEST_F(AnalyzeNative, CommentsInAHeaderChangeNothing) {

@@ -1087,7 +1087,13 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
   /// One module symbol per repository file: the tokens no other symbol holds (includes,
   /// conditional compilation, namespaces, forward declarations), so a comment or layout edit there
   /// changes nothing and any other edit is seen.
+  ///
+  /// A repository macro named among those tokens (in an `#if`, or in code of a branch the guessed
+  /// flags leave inactive, which the real build may compile) gets a `uses` edge from the file's
+  /// symbol: its expansions there were never seen, so a change to it widens to the file's units.
   void add_file_symbols() {
+    std::unordered_map<std::string, std::vector<const std::string*>> macro_ids;
+    for (const MacroDefinition& macro : macros_.definitions) macro_ids[macro.name].push_back(&macro.id);
     std::unordered_map<unsigned, std::vector<std::pair<unsigned, unsigned>>> holes;
     for (const Span& span : spans_) holes[span.file.getHashValue()].emplace_back(span.begin, span.end);
     for (auto entry = sources_.fileinfo_begin(); entry != sources_.fileinfo_end(); ++entry) {
@@ -1125,6 +1131,9 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
         }
         joined.append(buffer.data() + offset, token.getLength());
         joined.push_back('\x1f');
+        if (token.is(tok::raw_identifier) && !macro_ids.empty())
+          if (auto found = macro_ids.find(std::string(buffer.data() + offset, token.getLength())); found != macro_ids.end())
+            for (const std::string* macro : found->second) add_use_edge(id, *macro, token.getLocation());
       }
       push_symbol(id, *relative, language_of(*relative), SymbolKind::module, *relative, 1,
                   std::max(1, static_cast<int>(sources_.getLineNumber(file, buffer.size()))), util::hash64(joined));
