@@ -39,6 +39,11 @@ enum class EdgeKind {
 /// inspect.getsource) reads: where it has readers, a docstring edit is a change of data.
 inline constexpr const char* kDocstringsPlaceholder = "?<docstrings>";
 
+/// Clang error diagnostics the C++ frontend keeps per unit; a unit with more lists only these.
+inline constexpr int kKeptNativeErrors = 50;
+/// How the C++ frontend's diagnostic for an include it could not find starts ("missing include \"x.h\" ...").
+inline constexpr const char* kMissingIncludeDiagnostic = "missing include ";
+
 /// One definition in the source.
 struct Symbol {
   std::string id;              ///< stable key: "<lang>:<qualified name>", e.g. "py:pkg.mod.Class.method"

@@ -118,7 +118,6 @@ void add_native_unit_symbols(const callgraph::IndexResult& head, ChangeSet& chan
 /// functions counts as changed, named in a widening; a unit with more errors than are kept widens
 /// whole.
 void add_functions_with_errors(const callgraph::IndexResult& head, ChangeSet& changes) {
-  constexpr std::size_t kKeptErrors = 50;  // the C++ frontend keeps this many error diagnostics per unit
   std::set<std::string> changed_files, present;
   for (const auto& f : changes.files)
     if (f.kind == FileKind::native && !f.symbols.empty()) changed_files.insert(f.path);
@@ -136,7 +135,7 @@ void add_functions_with_errors(const callgraph::IndexResult& head, ChangeSet& ch
     for (const auto& d : facts->diagnostics)
       if (d.severity == frontend::Diagnostic::Severity::error && d.line > 0) errors.push_back(&d);
     if (errors.empty()) continue;
-    if (errors.size() >= kKeptErrors) {
+    if (errors.size() >= static_cast<std::size_t>(frontend::kKeptNativeErrors)) {
       changes.widenings.push_back({Widening::Scope::native_units, unit,
                                    std::to_string(errors.size()) + "+ Clang errors in a unit reading changed code (first: " +
                                        errors.front()->file + ":" + std::to_string(errors.front()->line) +

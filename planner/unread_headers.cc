@@ -1,21 +1,20 @@
 #include "planner/unread_headers.h"
 
-#include <algorithm>
 #include <optional>
 #include <string>
+
+#include "callgraph/native_index.h"
 
 namespace fastci::planner {
 namespace {
 
 bool is_header(const std::string& path) {
-  for (const char* e : {".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".tpp"})
-    if (path.ends_with(e)) return true;
-  return false;
+  return callgraph::is_native_source(path) && !callgraph::is_translation_unit(path);
 }
 
 /// The name of a `missing include "x.h"` diagnostic of the C++ frontend.
 std::optional<std::string> missing_include(const std::string& message) {
-  constexpr std::string_view prefix = "missing include ";
+  const std::string_view prefix = frontend::kMissingIncludeDiagnostic;
   if (!message.starts_with(prefix) || message.size() < prefix.size() + 2) return std::nullopt;
   const char close = message[prefix.size()] == '<' ? '>' : '"';
   const auto end = message.find(close, prefix.size() + 1);

@@ -29,9 +29,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Error messages kept per unit; the count covers all of them.
-constexpr int kStoredErrors = 50;
-
 /// Names a location as repository-relative file and line where it can.
 struct LocationNamer {
   std::string repository;
@@ -55,7 +52,7 @@ class CollectingDiagnostics : public clang::DiagnosticConsumer {
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
     clang::DiagnosticConsumer::HandleDiagnostic(level, info);
     if (level < clang::DiagnosticsEngine::Error) return;
-    if (++errors > kStoredErrors) return;
+    if (++errors > kKeptNativeErrors) return;
     llvm::SmallString<256> message;
     info.FormatDiagnostic(message);
     Diagnostic diagnostic;
@@ -84,10 +81,10 @@ class MissingIncludes : public clang::PPCallbacks {
                           clang::CharSourceRange, clang::OptionalFileEntryRef file, llvm::StringRef,
                           llvm::StringRef, const clang::Module*, bool, clang::SrcMgr::CharacteristicKind) override {
     if (file) return;
-    if (++counter_.errors > kStoredErrors) return;
+    if (++counter_.errors > kKeptNativeErrors) return;
     Diagnostic diagnostic;
     std::tie(diagnostic.file, diagnostic.line) = namer_.name(sources_, hash);
-    diagnostic.message = "missing include " + std::string(angled ? "<" : "\"") + name.str() +
+    diagnostic.message = kMissingIncludeDiagnostic + std::string(angled ? "<" : "\"") + name.str() +
                          (angled ? ">" : "\"") + " (skipped; declarations from it are unknown)";
     out_.push_back(std::move(diagnostic));
   }
@@ -274,10 +271,10 @@ TranslationUnitFacts parse_one(const ResolvedOptions& options, const std::string
                                  "the C++ parser crashed on this file; its facts are missing"});
     ++unit.error_count;
   }
-  if (diagnostics.errors > kStoredErrors)
+  if (diagnostics.errors > kKeptNativeErrors)
     facts.diagnostics.push_back({Diagnostic::Severity::error, facts.path, 0,
                                  std::to_string(diagnostics.errors) + " errors in total; the first " +
-                                     std::to_string(kStoredErrors) + " are listed"});
+                                     std::to_string(kKeptNativeErrors) + " are listed"});
   for (auto& [path, hash] : headers) {
     facts.imported_modules.push_back(path);
     unit.headers.push_back({path, hash});

@@ -348,30 +348,38 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     return entry->second;
   }
 
-  /// Hash of the raw tokens between two locations of one file: comments and layout do not count,
-  /// nor tokens inside `holes` (file offsets of nested symbols, which compare on their own).
-  std::uint64_t token_hash(SourceRange range, const std::vector<std::pair<unsigned, unsigned>>& holes = {}) {
-    const CharSourceRange expanded = sources_.getExpansionRange(range);
-    const auto [file, begin] = sources_.getDecomposedLoc(expanded.getBegin());
-    const auto [end_file, end] = sources_.getDecomposedLoc(expanded.getEnd());
-    if (file != end_file || end < begin) return 0;
+  /// Calls `visit(token, offset, spelling)` on the raw tokens (no comments, no preprocessing) of a
+  /// file from `offset` on, until it returns false; false when the file cannot be read.
+  template <typename Visit>
+  bool for_each_raw_token(FileID file, unsigned offset, Visit&& visit) {
     bool invalid = false;
     const llvm::StringRef buffer = sources_.getBufferData(file, &invalid);
-    if (invalid) return 0;
-    Lexer lexer(sources_.getLocForStartOfFile(file), context_.getLangOpts(), buffer.begin(),
-                buffer.begin() + begin, buffer.end());
-    std::string joined;
+    if (invalid || offset > buffer.size()) return false;
+    Lexer lexer(sources_.getLocForStartOfFile(file), context_.getLangOpts(), buffer.begin(), buffer.begin() + offset,
+                buffer.end());
     Token token;
     while (true) {
       lexer.LexFromRawLexer(token);
-      if (token.is(tok::eof)) break;
-      const unsigned offset = sources_.getFileOffset(token.getLocation());
-      if (offset > end) break;
-      if (std::any_of(holes.begin(), holes.end(), [&](const auto& hole) { return offset >= hole.first && offset <= hole.second; }))
-        continue;
-      joined.append(buffer.data() + offset, token.getLength());
-      joined.push_back('\x1f');
+      if (token.is(tok::eof)) return true;
+      const unsigned at = sources_.getFileOffset(token.getLocation());
+      if (!visit(token, at, llvm::StringRef(buffer.data() + at, token.getLength()))) return true;
     }
+  }
+
+  /// Hash of the raw tokens between two locations of one file: comments and layout do not count,
+  /// nor tokens inside `holes` (file offsets of nested symbols, which compare on their own).
+  std::uint64_t token_hash(SourceRange range, const std::vector<std::pair<unsigned, unsigned>>& holes = {}) {
+    const auto span = span_of(range, {});
+    if (!span) return 0;
+    std::string joined;
+    for_each_raw_token(span->file, span->begin, [&](const Token&, unsigned offset, llvm::StringRef text) {
+      if (offset > span->end) return false;
+      if (std::none_of(holes.begin(), holes.end(), [&](const auto& hole) { return offset >= hole.first && offset <= hole.second; })) {
+        joined.append(text.data(), text.size());
+        joined.push_back('\x1f');
+      }
+      return true;
+    });
     return util::hash64(joined);
   }
 
@@ -397,18 +405,13 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     const std::string* file = files_.relative(range.getBegin());
     if (file == nullptr) return;
     symbol_ids_.insert(id);
-    Symbol symbol;
-    symbol.id = id;
-    symbol.qualified_name = id.substr(id.find(':') + 1);
-    symbol.language = is_device_code(function) ? Language::cuda : Language::cpp;
-    symbol.kind = function->hasAttr<CUDAGlobalAttr>() ? SymbolKind::kernel
-                  : isa<CXXMethodDecl>(function)      ? SymbolKind::method
-                                                      : SymbolKind::function;
-    symbol.file = *file;
-    symbol.first_line = static_cast<int>(sources_.getExpansionLineNumber(range.getBegin()));
-    symbol.last_line = static_cast<int>(sources_.getExpansionLineNumber(sources_.getExpansionRange(range).getEnd()));
-    symbol.body_hash = token_hash(range);
-    facts_.symbols.push_back(std::move(symbol));
+    push_symbol(id, id.substr(id.find(':') + 1), is_device_code(function) ? Language::cuda : Language::cpp,
+                function->hasAttr<CUDAGlobalAttr>() ? SymbolKind::kernel
+                : isa<CXXMethodDecl>(function)      ? SymbolKind::method
+                                                    : SymbolKind::function,
+                *file, static_cast<int>(sources_.getExpansionLineNumber(range.getBegin())),
+                static_cast<int>(sources_.getExpansionLineNumber(sources_.getExpansionRange(range).getEnd())),
+                token_hash(range));
     add_span(range, id);
     if (pattern != nullptr && pattern != function) {
       // A specialization is its template's code: a change to the template reaches its callers.
@@ -1022,18 +1025,13 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
   SourceLocation statement_end(SourceLocation location) {
     const SourceLocation start = sources_.getExpansionLoc(location);
     const auto [file, offset] = sources_.getDecomposedLoc(start);
-    bool invalid = false;
-    const llvm::StringRef buffer = sources_.getBufferData(file, &invalid);
-    if (invalid) return start;
-    Lexer lexer(sources_.getLocForStartOfFile(file), context_.getLangOpts(), buffer.begin(),
-                buffer.begin() + offset, buffer.end());
-    Token token;
-    for (int i = 0; i < 4096; ++i) {
-      lexer.LexFromRawLexer(token);
-      if (token.is(tok::eof)) break;
-      if (token.is(tok::semi)) return token.getLocation();
-    }
-    return start;
+    SourceLocation end = start;
+    int budget = 4096;
+    for_each_raw_token(file, offset, [&](const Token& token, unsigned, llvm::StringRef) {
+      if (token.is(tok::semi)) end = token.getLocation();
+      return !token.is(tok::semi) && --budget > 0;
+    });
+    return end;
   }
 
   /// Records that the current function or declaration uses `used` (by its symbol's id).
@@ -1103,40 +1101,32 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
       if (file.isInvalid()) continue;
       const std::string id = "cpp-file:" + *relative;
       if (!symbol_ids_.insert(id).second) continue;
-      bool invalid = false;
-      const llvm::StringRef buffer = sources_.getBufferData(file, &invalid);
-      if (invalid) continue;
       auto& own = holes[file.getHashValue()];
       std::sort(own.begin(), own.end());
       const auto& macro_lines = macro_lines_[*relative];
-      Lexer lexer(sources_.getLocForStartOfFile(file), context_.getLangOpts(), buffer.begin(), buffer.begin(),
-                  buffer.end());
       std::string joined;
-      Token token;
       std::size_t next_hole = 0;
-      while (true) {
-        lexer.LexFromRawLexer(token);
-        if (token.is(tok::eof)) break;
-        const unsigned offset = sources_.getFileOffset(token.getLocation());
+      const bool read = for_each_raw_token(file, 0, [&](const Token& token, unsigned offset, llvm::StringRef text) {
         while (next_hole < own.size() && own[next_hole].second < offset) ++next_hole;
-        bool inside = false;
-        for (std::size_t h = next_hole; h < own.size() && own[h].first <= offset && !inside; ++h)
-          inside = offset <= own[h].second;
-        if (inside) continue;
+        for (std::size_t h = next_hole; h < own.size() && own[h].first <= offset; ++h)
+          if (offset <= own[h].second) return true;  // inside a symbol
         if (!macro_lines.empty()) {
           const int line = static_cast<int>(sources_.getLineNumber(file, offset));
           if (std::any_of(macro_lines.begin(), macro_lines.end(),
                           [&](const auto& lines) { return line >= lines.first && line <= lines.second; }))
-            continue;
+            return true;  // a #define: the macro's own symbol
         }
-        joined.append(buffer.data() + offset, token.getLength());
+        joined.append(text.data(), text.size());
         joined.push_back('\x1f');
-        if (token.is(tok::raw_identifier) && !macro_ids.empty())
-          if (auto found = macro_ids.find(std::string(buffer.data() + offset, token.getLength())); found != macro_ids.end())
+        if (token.is(tok::raw_identifier))
+          if (auto found = macro_ids.find(text.str()); found != macro_ids.end())
             for (const std::string* macro : found->second) add_use_edge(id, *macro, token.getLocation());
-      }
+        return true;
+      });
+      if (!read) continue;
+      const unsigned size = sources_.getBufferData(file).size();
       push_symbol(id, *relative, language_of(*relative), SymbolKind::module, *relative, 1,
-                  std::max(1, static_cast<int>(sources_.getLineNumber(file, buffer.size()))), util::hash64(joined));
+                  std::max(1, static_cast<int>(sources_.getLineNumber(file, size))), util::hash64(joined));
     }
   }
 
