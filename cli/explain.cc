@@ -14,6 +14,18 @@ const json* find_in(const json& plan, const char* section, const std::string& id
   return nullptr;
 }
 
+/// Which run's coverage decided for the test (plan.json's evidence_run), or why none may.
+void write_evidence_run(std::ostringstream& out, const json& entry) {
+  if (!entry.contains("evidence_run")) return;
+  const json& run = entry["evidence_run"];
+  if (run.contains("none")) {
+    out << "  no evidence may narrow it: " << run.value("none", "") << "\n";
+    return;
+  }
+  out << "  evidence decided by run " << run.value("id", 0) << " at " << run.value("commit", "").substr(0, 12) << " ("
+      << run.value("outcome", "") << ", " << run.value("gpus", 0) << " GPUs)\n";
+}
+
 void write_witness(std::ostringstream& out, const json& witness) {
   for (const auto& step : witness) {
     out << "      " << step.value("display", step.value("symbol", ""));
@@ -36,6 +48,10 @@ std::string explain_test(const json& plan, const std::string& test_id) {
         write_witness(out, r["witness"]);
       }
     }
+    write_evidence_run(out, *t);
+    if (t->contains("stands_for"))
+      out << "  stands for pruned tests whose every changed-symbol context it exercises: "
+          << (*t)["stands_for"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     if (t->contains("shrink"))
       out << "  shrunk (" << (*t)["shrink"].value("mode", "") << "): " << (*t)["shrink"].value("reason", "") << "; "
           << (*t)["shrink"].value("full_gpus", 0) << " GPUs x " << (*t)["shrink"].value("full_seconds", 0.0)
@@ -51,6 +67,7 @@ std::string explain_test(const json& plan, const std::string& test_id) {
   }
   if (const json* t = find_in(plan, "skipped", test_id)) {
     out << test_id << ": SKIPPED for " << range << "\n  " << t->value("reason", "") << "\n";
+    write_evidence_run(out, *t);
     if (plan.contains("changes")) {
       out << "  changed symbols it does not reach:\n";
       std::size_t n = 0;

@@ -1,6 +1,9 @@
 #include "planner/evidence_select.h"
 
 #include <algorithm>
+#include <limits>
+
+#include "planner/context_key.h"
 
 namespace fastci::planner {
 namespace {
@@ -60,14 +63,66 @@ class TestIdMap {
   std::map<std::string, std::string> suffix_;
 };
 
+constexpr std::int64_t kFirstRun = std::numeric_limits<std::int64_t>::min();
+
 struct CheckedSymbol {
   const ChangedSymbol* change;
   frontend::Symbol base;  ///< the symbol at base (lines, file)
   std::string function;   ///< evidence function name
-  /// (head test id, run id) pairs that executed its body, per evidence commit.
-  std::set<std::pair<std::string, std::int64_t>> executed;
+  /// (head test id, run id) -> that run's commit, for every run that executed its body.
+  std::map<std::pair<std::string, std::int64_t>, std::string> executed;
   bool stale_everywhere = true;
 };
+
+/// A test's runs holding coverage, under the id the evidence names it by.
+struct TestCoverageRuns {
+  std::string evidence_id;
+  std::vector<CoverageRun> runs;
+};
+
+TestCoverageRuns coverage_runs_of(evidence::Store& store, const std::string& id) {
+  // The evidence may name the test relative to the folder pytest ran in (DeepSpeed's tests/).
+  for (std::size_t from = 0; from != std::string::npos;) {
+    std::string candidate = id.substr(from);
+    auto coverage = store.coverage_of(candidate, /*all_runs=*/true);
+    if (coverage.ok() && !coverage->empty()) {
+      TestCoverageRuns out{candidate, {}};
+      std::set<std::int64_t> seen;
+      for (const auto& c : *coverage)
+        if (seen.insert(c.run_id).second) out.runs.push_back({c.run_id, c.commit});
+      return out;
+    }
+    auto slash = id.find('/', from);
+    auto sep = id.find("::");
+    if (slash == std::string::npos || slash > sep) break;
+    from = slash + 1;
+  }
+  return {};
+}
+
+/// The evidence reason for a changed symbol that runs of the test executed, naming the deciding run
+/// when it is one of them, else the newest; it keeps the witness of the static path it confirms, so
+/// that `explain` still shows how the test reaches the symbol.
+SelectionReason confirmation(const CheckedSymbol& c, const std::string& test, const SelectedTest& selected) {
+  std::string where;
+  for (auto it = c.executed.lower_bound({test, kFirstRun}); it != c.executed.end() && it->first.first == test; ++it) {
+    if (selected.evidence_run && selected.evidence_run->id == it->first.second) {
+      where = describe(*selected.evidence_run);
+      break;
+    }
+    where = "run " + std::to_string(it->first.second) + " at " + it->second.substr(0, 12);
+  }
+  SelectionReason r{SelectionReason::Kind::evidence,
+                    "executed " + std::string(to_string(c.change->change)) + " " + c.change->qualified_name + " in " +
+                        where,
+                    c.change->id, {}};
+  for (const auto& s : selected.reasons)
+    if (is_graph_path(s.kind) && s.changed_symbol == c.change->id && !s.witness.empty()) {
+      r.witness = s.witness;
+      break;
+    }
+  return r;
+}
 
 }  // namespace
 
@@ -102,7 +157,7 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
       if (!hits.ok()) continue;
       for (const auto& h : *hits)
         if (h.commit == commit)
-          if (auto id = ids.head_id(h.test_id); !id.empty()) c.executed.insert({id, h.run_id});
+          if (auto id = ids.head_id(h.test_id); !id.empty()) c.executed[{id, h.run_id}] = h.commit;
     }
     ++out.symbols_with_evidence;
     if (c.stale_everywhere) ++out.symbols_stale;
@@ -115,58 +170,70 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
   for (const auto& t : static_selection.selected) candidates[t.test.id] = t;
   for (const auto& t : static_selection.skipped) skipped[t.test.id] = t;
   for (const auto& c : checked)
-    for (const auto& [id, run] : c.executed)
-      if (auto it = skipped.find(id); it != skipped.end()) {
-        candidates[id] = SelectedTest{it->second.test, {}, -1};
+    for (const auto& [executed, commit] : c.executed)
+      if (auto it = skipped.find(executed.first); it != skipped.end()) {
+        candidates[executed.first] = SelectedTest{it->second.test, {}, -1, {}, {}};
         skipped.erase(it);
       }
 
-  // 3. Per test, its latest coverage run decides symbol by symbol.
+  // 3. Per test, its deciding run (the latest complete, passing run at full size) rules static paths
+  // out symbol by symbol; any run that executed a changed symbol confirms it.
+  std::size_t undecided = 0;
+  std::map<std::string, std::string> evidence_ids;  // head id -> the id the evidence names it by
   for (auto& [id, selected] : candidates) {
     TestEvidenceSummary summary;
-    auto coverage = store.coverage_of(id);
-    if ((!coverage.ok() || coverage->empty()) && id.find('/') != std::string::npos) {
-      // The evidence may name it relative to the folder pytest ran in.
-      for (auto slash = id.find('/'); slash != std::string::npos && (!coverage.ok() || coverage->empty());
-           slash = id.find('/', slash + 1))
-        coverage = store.coverage_of(id.substr(slash + 1));
-    }
-    if (coverage.ok() && !coverage->empty()) {
-      summary.has_evidence = true;
-      summary.run_id = coverage->front().run_id;
-      summary.run_commit = coverage->front().commit;
+    auto found = coverage_runs_of(store, id);
+    evidence_ids[id] = found.runs.empty() ? id : found.evidence_id;
+    if (!found.runs.empty()) {
+      auto history = store.history(found.evidence_id);
+      auto decided = choose_deciding_run(history.ok() ? *history : std::vector<evidence::HistoryEntry>{},
+                                         found.runs, selected.test.gpus);
+      if (decided.run) {
+        summary.has_evidence = true;
+        summary.run_id = decided.run->id;
+        summary.run_commit = decided.run->commit;
+        selected.evidence_run = decided.run;
+      } else {
+        selected.evidence_note = decided.why_none;
+        ++undecided;
+      }
     }
     std::vector<SelectionReason> kept;
-    std::set<std::string> ruled_out;
+    std::set<std::string> ruled_out, confirmed, stale;
     for (const auto& c : checked) {
-      if (!summary.has_evidence) break;
-      auto mapped = lines.to_evidence_commit(c.base.file, body_lines(c.base), summary.run_commit);
-      if (!mapped) continue;  // stale for this test: its static reasons stand
-      if (c.executed.count({id, summary.run_id})) {
+      auto executed = c.executed.lower_bound({id, kFirstRun});
+      if (executed != c.executed.end() && executed->first.first == id) {
+        confirmed.insert(c.change->id);
         summary.covered_changed.insert(c.change->id);
-        kept.push_back({SelectionReason::Kind::evidence,
-                        "executed " + std::string(to_string(c.change->change)) + " " + c.change->qualified_name +
-                            " in run " + std::to_string(summary.run_id) + " at " + summary.run_commit.substr(0, 12),
-                        c.change->id, {}});
-      } else {
-        ruled_out.insert(c.change->id);
+        kept.push_back(confirmation(c, id, selected));
+        continue;
       }
+      if (!summary.has_evidence) continue;
+      if (lines.to_evidence_commit(c.base.file, body_lines(c.base), summary.run_commit)) ruled_out.insert(c.change->id);
+      else stale.insert(c.change->id);  // its lines changed since the deciding run: static reasons stand
     }
-    for (auto& r : selected.reasons)
-      if (!(is_graph_path(r.kind) && ruled_out.count(r.changed_symbol))) {
-        if (is_graph_path(r.kind) && summary.has_evidence)
-          r.text += " (no fresh evidence for it)";
-        kept.push_back(std::move(r));
+    for (auto& r : selected.reasons) {
+      if (is_graph_path(r.kind) && (ruled_out.count(r.changed_symbol) || confirmed.count(r.changed_symbol))) continue;
+      if (is_graph_path(r.kind)) {
+        if (stale.count(r.changed_symbol))
+          r.text += " (its evidence is stale: the lines changed since " + describe(*selected.evidence_run) + ")";
+        else if (!selected.evidence_note.empty())
+          r.text += " (no run may narrow it: " + selected.evidence_note + ")";
       }
+      kept.push_back(std::move(r));
+    }
     selected.reasons = std::move(kept);
     if (selected.reasons.empty()) {
-      skipped[id] = {selected.test, "evidence: its run " + std::to_string(summary.run_id) + " at " +
-                                        summary.run_commit.substr(0, 12) +
+      skipped[id] = {selected.test, "evidence: " + describe(*selected.evidence_run) +
                                         " executed none of the changed symbols its static paths reach"};
       continue;
     }
     out.evidence[id] = std::move(summary);
   }
+  if (undecided > 0)
+    out.notes.push_back(std::to_string(undecided) +
+                        " tests have coverage but no run that may narrow (failed, skipped, without an outcome, "
+                        "or at another size): their static paths stand; `fastci explain` names the run");
 
   // 4. Contexts of the changed symbols, and history, for pruning and risk.
   for (const auto& c : checked) {
@@ -177,7 +244,7 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
         if (without_locals(ctx.context.function) == c.function)
           if (auto id = ids.head_id(ctx.test_id); !id.empty())
             if (auto it = out.evidence.find(id); it != out.evidence.end() && it->second.run_id == ctx.run_id)
-              keys[id].insert(ctx.key);
+              keys[id].insert(framework_context_key(ctx.context));
     for (auto& [id, summary] : out.evidence) {
       if (!summary.covered_changed.count(c.change->id)) continue;
       if (keys[id].empty()) summary.pairs.insert({c.change->id, "no-context-recorded:" + id});
@@ -185,11 +252,16 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
     }
   }
   for (auto& [id, summary] : out.evidence) {
-    auto history = store.history(id);
+    auto history = store.history(evidence_ids[id]);
     if (!history.ok()) continue;
+    int deciding_gpus = -1;
+    for (const auto& h : *history)
+      if (summary.has_evidence && h.run_id == summary.run_id) deciding_gpus = h.gpus;
     for (const auto& h : *history) {
-      if (h.duration_seconds) summary.seconds = *h.duration_seconds;
-      if (h.gpus > 0) summary.gpus = h.gpus;
+      // A run at another size (recorded for shrinking) costs what that size costs, not the test's.
+      bool same_size = deciding_gpus < 0 || std::max(h.gpus, 1) == std::max(deciding_gpus, 1);
+      if (h.duration_seconds && same_size) summary.seconds = *h.duration_seconds;
+      if (h.gpus > 0 && same_size) summary.gpus = h.gpus;
       if (h.outcome) summary.recent_failures.push_back(*h.outcome == evidence::Outcome::failed ||
                                                        *h.outcome == evidence::Outcome::error);
     }

@@ -1,7 +1,8 @@
 #pragma once
-/// Selection with runtime evidence: tests that executed a changed symbol are selected with the
-/// context they ran it in; statically reached tests whose fresh evidence shows they never ran it
-/// are skipped; stale or missing evidence falls back to the static path.
+/// Selection with runtime evidence: tests that executed a changed symbol (in any run) are selected
+/// with the context they ran it in; statically reached tests whose deciding run (deciding_run.h:
+/// the latest complete, passing run at full size) shows, with fresh lines, that they never ran it
+/// are skipped; stale, missing or undecidable evidence falls back to the static path.
 
 #include <map>
 #include <set>
@@ -10,6 +11,7 @@
 
 #include "evidence/store/store.h"
 #include "planner/change_set.h"
+#include "planner/deciding_run.h"
 #include "planner/equivalence.h"
 #include "planner/line_map.h"
 #include "planner/select.h"
@@ -18,8 +20,8 @@ namespace fastci::planner {
 
 /// What the evidence said about one selected test (inputs of pruning and risk).
 struct TestEvidenceSummary {
-  bool has_evidence = false;        ///< a coverage run of this test exists
-  std::string run_commit;           ///< commit of its latest coverage run
+  bool has_evidence = false;        ///< a run that may narrow exists (deciding_run.h)
+  std::string run_commit;           ///< commit of that run
   std::int64_t run_id = 0;
   std::set<ContextPair> pairs;      ///< (changed symbol, context key) pairs it exercised
   std::set<std::string> covered_changed;  ///< changed symbols it executed

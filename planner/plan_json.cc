@@ -1,5 +1,7 @@
 #include "planner/plan_json.h"
 
+#include <map>
+
 namespace fastci::planner {
 namespace {
 
@@ -65,6 +67,15 @@ json reasons_json(const std::vector<SelectionReason>& reasons) {
   return out;
 }
 
+/// Which run's coverage decided for the test, or why none may: the plan says what narrowed it.
+void add_evidence_run(const SelectedTest& s, json& entry) {
+  if (s.evidence_run)
+    entry["evidence_run"] = {{"id", s.evidence_run->id}, {"commit", s.evidence_run->commit},
+                             {"outcome", s.evidence_run->outcome}, {"gpus", s.evidence_run->gpus}};
+  else if (!s.evidence_note.empty())
+    entry["evidence_run"] = {{"none", s.evidence_note}};
+}
+
 json risk_json(const PlanEntry& e) {
   json features;
   auto values = e.features.values();
@@ -76,6 +87,9 @@ json risk_json(const PlanEntry& e) {
 
 json plan_to_json(const Plan& plan) {
   const auto& p = plan.prioritized;
+  std::map<std::string, std::vector<std::string>> stands_for;  // kept test -> pruned tests it covers
+  for (const auto& x : p.pruned)
+    for (const auto& k : x.kept_by) stands_for[k].push_back(x.test.id);
   json tests = json::array();
   for (const auto& e : p.ordered) {
     json entry = test_json(e.selected.test);
@@ -93,6 +107,8 @@ json plan_to_json(const Plan& plan) {
     entry["risk"] = risk_json(e);
     entry["distance"] = e.selected.distance;
     entry["reasons"] = reasons_json(e.selected.reasons);
+    add_evidence_run(e.selected, entry);
+    if (auto it = stands_for.find(e.selected.test.id); it != stands_for.end()) entry["stands_for"] = it->second;
     tests.push_back(std::move(entry));
   }
   json pruned = json::array();

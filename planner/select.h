@@ -8,6 +8,7 @@
 #include "callgraph/impact.h"
 #include "frontend/facts.h"
 #include "planner/change_set.h"
+#include "planner/deciding_run.h"
 #include "planner/rules.h"
 
 namespace fastci::planner {
@@ -27,6 +28,8 @@ struct SelectedTest {
   frontend::Test test;
   std::vector<SelectionReason> reasons;
   int distance = -1;  ///< shortest call-graph distance to a changed symbol; -1 when not by path
+  std::optional<EvidenceRun> evidence_run;  ///< the run whose coverage decided, when one may
+  std::string evidence_note;  ///< why no run of the test may narrow, when it has coverage
 };
 
 /// How the reason of a skipped test that imports changed code without a call path begins.

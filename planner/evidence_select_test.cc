@@ -1,0 +1,191 @@
+#include "planner/evidence_select.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "planner/git_repository.h"
+
+namespace fastci::planner {
+namespace {
+
+namespace fs = std::filesystem;
+using evidence::Outcome;
+
+const char* kChanged = "py:pkg.a.f";
+
+/// A repository whose pkg/a.py::f is the changed symbol, a store of CI runs, and a static selection
+/// in which every test reaches f through a call path.
+class EvidenceSelect : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("fastci_evidence_select_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "repo/pkg");
+    write("pkg/a.py", "def f(x):\n    y = x + 1\n    return y\n");
+    write("pkg/b.py", "def g():\n    return 2\n");
+    old_ = commit("old: f computes y");
+    write("pkg/a.py", "def f(x):\n    return x\n");
+    base_ = commit("base: f returns x");
+    auto store = evidence::Store::open("sqlite://" + (dir_ / "evidence.db").string());
+    ASSERT_TRUE(store.ok()) << store.error().to_string();
+    store_ = std::move(*store);
+    auto repo = GitRepository::open(dir_ / "repo");
+    ASSERT_TRUE(repo.ok()) << repo.error().to_string();
+    repo_ = std::move(*repo);
+    base_symbol_ = {kChanged, frontend::Language::python, frontend::SymbolKind::function, "pkg.a.f", "pkg/a.py", 1, 2};
+    changes_.symbols.push_back({kChanged, SymbolChange::changed, frontend::SymbolKind::function,
+                                frontend::Language::python, "pkg.a.f", "pkg/a.py", 1, 2, {}});
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void write(const std::string& path, const std::string& text) { std::ofstream(dir_ / "repo" / path) << text; }
+
+  std::string commit(const std::string& message) {
+    std::string git = "cd " + (dir_ / "repo").string() +
+                      " && export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t "
+                      "GIT_COMMITTER_EMAIL=t@example.invalid && ";
+    EXPECT_EQ(std::system((git + "(git init -q -b main 2>/dev/null || true) && git add -A && git commit -q -m '" +
+                           message + "'").c_str()), 0);
+    auto repo = GitRepository::open(dir_ / "repo");
+    return repo.ok() ? (*repo)->resolve("HEAD").value() : "";
+  }
+
+  struct Recorded {
+    std::string test;
+    Outcome outcome;
+    int gpus;
+    bool ran_f;  ///< covered f's body at base lines (2) or, at `old_`, lines 2-3
+  };
+
+  /// One CI run at `commit`; a test that did not run f covered pkg/b.py only.
+  void run(const std::string& commit, const std::vector<Recorded>& tests) {
+    auto result = store_->ingest(
+        [&](evidence::EvidenceSink& sink) {
+          sink.begin_run(evidence::Run{commit, "2026-12-01T10:00:00Z", "ci", "{}", "test", ""});
+          for (const auto& r : tests) {
+            evidence::TestEvidence t;
+            t.test_id = r.test;
+            t.outcome = r.outcome;
+            t.duration_seconds = 10;
+            t.gpus = r.gpus;
+            if (r.ran_f) t.coverage.push_back({"pkg/a.py", {{1, commit == old_ ? 3 : 2}}, {}});
+            t.coverage.push_back({"pkg/b.py", {{1, 2}}, {}});
+            sink.add_test(std::move(t));
+          }
+          return util::Status{};
+        },
+        "test", "runs");
+    ASSERT_TRUE(result.ok()) << result.error().to_string();
+  }
+
+  SelectedTest reaching(const std::string& id, int gpus = 0) {
+    frontend::Test t{id, "py:tests.test_a." + id, "tests/test_a.py", 1, {}, {}, gpus, {}};
+    SelectionReason r{SelectionReason::Kind::static_path, "reaches changed pkg.a.f", kChanged,
+                      {{"test:" + id, id, frontend::EdgeKind::call}, {kChanged, "pkg.a.f", frontend::EdgeKind::call}}};
+    return {t, {r}, 1, {}, {}};
+  }
+
+  EvidenceSelection refine(const Selection& selection) {
+    LineMapper lines(*repo_, base_);
+    auto lookup = [&](const std::string& id) -> const frontend::Symbol* {
+      return id == kChanged ? &base_symbol_ : nullptr;
+    };
+    return refine_with_evidence(selection, changes_, lookup, *store_, lines);
+  }
+
+  static const SelectedTest* find(const EvidenceSelection& e, const std::string& id) {
+    for (const auto& s : e.selection.selected)
+      if (s.test.id == id) return &s;
+    return nullptr;
+  }
+  static const SkippedTest* find_skipped(const EvidenceSelection& e, const std::string& id) {
+    for (const auto& s : e.selection.skipped)
+      if (s.test.id == id) return &s;
+    return nullptr;
+  }
+
+  fs::path dir_;
+  std::string old_, base_;
+  std::unique_ptr<evidence::Store> store_;
+  std::unique_ptr<GitRepository> repo_;
+  frontend::Symbol base_symbol_;
+  ChangeSet changes_;
+};
+
+TEST_F(EvidenceSelect, APassingFullSizeRunThatNeverRanTheSymbolRulesItOutAndSaysWhichRun) {
+  run(base_, {{"t_ran", Outcome::passed, 2, true}, {"t_not", Outcome::passed, 2, false}});
+  auto e = refine({{reaching("t_ran", 2), reaching("t_not", 2)}, {}});
+  const auto* skipped = find_skipped(e, "t_not");
+  ASSERT_NE(skipped, nullptr);
+  EXPECT_NE(skipped->reason.find("evidence: run "), std::string::npos) << skipped->reason;
+  EXPECT_NE(skipped->reason.find("(passed, 2 GPUs) executed none"), std::string::npos) << skipped->reason;
+}
+
+TEST_F(EvidenceSelect, AConfirmedStaticPathBecomesAnEvidenceReasonWithItsWitness) {
+  run(base_, {{"t_ran", Outcome::passed, 2, true}});
+  auto e = refine({{reaching("t_ran", 2)}, {}});
+  const auto* t = find(e, "t_ran");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->reasons.size(), 1u);
+  EXPECT_EQ(t->reasons[0].kind, SelectionReason::Kind::evidence);
+  EXPECT_EQ(t->reasons[0].witness.size(), 2u);
+  EXPECT_EQ(t->reasons[0].text.find("no fresh evidence"), std::string::npos) << t->reasons[0].text;
+  EXPECT_NE(t->reasons[0].text.find("(passed, 2 GPUs)"), std::string::npos) << t->reasons[0].text;
+  ASSERT_TRUE(t->evidence_run);
+  EXPECT_EQ(t->evidence_run->outcome, "passed");
+  EXPECT_TRUE(e.evidence.at("t_ran").has_evidence);
+  EXPECT_EQ(e.evidence.at("t_ran").covered_changed.count(kChanged), 1u);
+}
+
+TEST_F(EvidenceSelect, AFailedRunNeverNarrows) {
+  // It errored in setup before reaching f: its coverage shows less than the test runs.
+  run(base_, {{"t_early_error", Outcome::error, 1, false}});
+  auto e = refine({{reaching("t_early_error")}, {}});
+  const auto* t = find(e, "t_early_error");
+  ASSERT_NE(t, nullptr) << "a run that errored ruled the static path out";
+  EXPECT_EQ(t->reasons[0].kind, SelectionReason::Kind::static_path);
+  EXPECT_NE(t->reasons[0].text.find("no run may narrow it"), std::string::npos) << t->reasons[0].text;
+  EXPECT_NE(t->evidence_note.find("did not pass (error)"), std::string::npos) << t->evidence_note;
+  EXPECT_FALSE(e.notes.empty());
+}
+
+TEST_F(EvidenceSelect, ARunAtASmallerSizeNeverNarrows) {
+  // Recorded at world_size 1 for shrinking; at its declared 4 it takes the path that calls f.
+  run(base_, {{"t_dist", Outcome::passed, 1, false}});
+  auto e = refine({{reaching("t_dist", 4)}, {}});
+  const auto* t = find(e, "t_dist");
+  ASSERT_NE(t, nullptr) << "a smaller run ruled the static path out";
+  EXPECT_NE(t->evidence_note.find("not at the test's full size of 4"), std::string::npos) << t->evidence_note;
+  // The full-size run, once recorded, decides.
+  run(base_, {{"t_dist", Outcome::passed, 4, false}});
+  auto after = refine({{reaching("t_dist", 4)}, {}});
+  EXPECT_EQ(find(after, "t_dist"), nullptr);
+}
+
+TEST_F(EvidenceSelect, StaleLinesNeverNarrowAndSaySo) {
+  // The only run is at `old_`, where f's body had other lines: they cannot be carried to base.
+  run(old_, {{"t_stale", Outcome::passed, 1, false}});
+  auto e = refine({{reaching("t_stale")}, {}});
+  const auto* t = find(e, "t_stale");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->reasons[0].kind, SelectionReason::Kind::static_path);
+  EXPECT_NE(t->reasons[0].text.find("its evidence is stale"), std::string::npos) << t->reasons[0].text;
+}
+
+TEST_F(EvidenceSelect, AnyRunThatExecutedTheSymbolAddsTheTest) {
+  // Statically skipped, but a failing run executed f: evidence adds whatever its outcome.
+  run(base_, {{"t_dynamic", Outcome::failed, 1, true}});
+  frontend::Test t{"t_dynamic", "py:tests.test_a.t_dynamic", "tests/test_a.py", 1, {}, {}, 0, {}};
+  auto e = refine({{}, {{t, "no call path"}}});
+  const auto* selected = find(e, "t_dynamic");
+  ASSERT_NE(selected, nullptr);
+  EXPECT_EQ(selected->reasons[0].kind, SelectionReason::Kind::evidence);
+  EXPECT_FALSE(e.evidence.at("t_dynamic").has_evidence);  // no run of it may narrow or prune
+}
+
+}  // namespace
+}  // namespace fastci::planner
