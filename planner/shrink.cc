@@ -36,6 +36,11 @@ util::Result<std::vector<workload::SizedRun>> sized_runs(const std::string& test
     it->second.covered_symbols.insert(c.context.function);
     it->second.context_keys.insert(c.context.function + "|" + c.key);
   }
+  // The kernel set is part of what a smaller run must keep equal (a size can switch kernels).
+  auto kernels = store.kernels_of(test_id);
+  if (!kernels.ok()) return kernels.error();
+  for (const auto& k : *kernels)
+    if (auto it = by_run.find(k.run_id); it != by_run.end()) it->second.kernels.insert(k.launch.name);
   std::vector<workload::SizedRun> out;
   for (auto& [id, run] : by_run)
     if (!run.covered_symbols.empty()) out.push_back(std::move(run));

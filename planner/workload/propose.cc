@@ -299,8 +299,10 @@ void shrink_by_evidence(Draft& draft, const std::vector<std::string>& candidates
       continue;
     }
     draft.current[knob] = std::to_string(best_value);
-    draft.reasons[knob] = "evidence at " + knob + "=" + std::to_string(best_value) +
-                          " shows the same covered symbols, contexts and kernels" +
+    // Only runs that launched kernels (on a GPU) can show the same kernels; CPU runs show none.
+    draft.reasons[knob] = "evidence at " + knob + "=" + std::to_string(best_value) + " shows the same covered symbols, " +
+                          (reference->kernels.empty() ? "contexts (no kernel launches recorded at either size)"
+                                                      : "contexts and kernels") +
                           (changed ? " (compared on the changed symbols)" : "");
   }
 }
