@@ -342,6 +342,16 @@ class SqlStore final : public Store {
     return select_kernels("k.name >= ? AND k.name < ?", {name_prefix, prefix_end(name_prefix)});
   }
 
+  util::Result<std::vector<std::pair<std::string, std::uint64_t>>> kernel_names() override {
+    std::vector<std::pair<std::string, std::uint64_t>> names;
+    util::Status status = db_->query("SELECT name, SUM(count) FROM kernels GROUP BY name ORDER BY name", {},
+                                     [&](const SqlRow& row) {
+                                       names.emplace_back(sql_text(row[0]), static_cast<std::uint64_t>(sql_int(row[1])));
+                                     });
+    if (!status) return status.error();
+    return names;
+  }
+
   util::Result<std::vector<HistoryEntry>> history(const std::string& test_id) override {
     std::vector<HistoryEntry> entries;
     util::Status status = db_->query(

@@ -161,6 +161,9 @@ class Store {
   /// Tests that launched a kernel whose name starts with `name_prefix`, newest run first.
   virtual util::Result<std::vector<StoredKernel>> tests_launching(const std::string& name_prefix) = 0;
 
+  /// Every distinct kernel name launched, with its launches summed over tests and runs, by name.
+  virtual util::Result<std::vector<std::pair<std::string, std::uint64_t>>> kernel_names() = 0;
+
   /// A test's results in every run, oldest first: outcomes, durations, GPUs, knobs, commits.
   virtual util::Result<std::vector<HistoryEntry>> history(const std::string& test_id) = 0;
 

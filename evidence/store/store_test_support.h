@@ -96,6 +96,10 @@ inline void expect_synthetic_queries(Store& store, int tests, int files) {
   ASSERT_EQ(kernels->size(), 1u);
   EXPECT_EQ((*kernels)[0].launch.count, 3u);
   EXPECT_EQ((*kernels)[0].launch.block, "128,1,1");
+  auto kernel_names = store.kernel_names();
+  ASSERT_TRUE(kernel_names.ok()) << kernel_names.error().to_string();
+  ASSERT_EQ(kernel_names->size(), 1u);  // every test launched the same kernel, 3 times
+  EXPECT_EQ((*kernel_names)[0], (std::pair<std::string, std::uint64_t>{"ampere_sgemm_128x64_tn", 3u * tests}));
 
   auto latest = store.latest_results();
   ASSERT_TRUE(latest.ok());
