@@ -3,6 +3,7 @@
 #include <ctime>
 #include <iostream>
 
+#include "evidence/kernel_name.h"
 #include "evidence/store/ingest_files.h"
 #include "evidence/store/retention.h"
 #include "evidence/store/sql_connection.h"
@@ -74,6 +75,14 @@ int evidence_stats_command(const EvidenceCommandOptions& options) {
     return util::kInputError;
   }
   std::cout << "store: " << evidence::redact_url(url) << "\n" << evidence::format_stats(*stats);
+  if (stats->kernels > 0) {
+    auto names = (*store)->kernel_names();
+    if (!names.ok()) {
+      std::cerr << "fastci evidence stats: " << names.error().to_string() << "\n";
+      return util::kInputError;
+    }
+    std::cout << evidence::format_kernel_origins(*names);
+  }
   return util::kSuccess;
 }
 

@@ -1,6 +1,9 @@
 #include "evidence/kernel_name.h"
 
+#include <algorithm>
 #include <cctype>
+#include <map>
+#include <sstream>
 
 #include "evidence/ingest/kineto_kernels.h"
 
@@ -136,6 +139,32 @@ const char* to_string(KernelOrigin origin) {
     case KernelOrigin::unattributed: return "unattributed";
   }
   return "unattributed";
+}
+
+std::string format_kernel_origins(const std::vector<std::pair<std::string, std::uint64_t>>& names, std::size_t listed) {
+  std::map<KernelOrigin, std::size_t> by_origin;
+  std::map<std::string, std::uint64_t> unattributed;  // reduced name -> launches
+  for (const auto& [name, launches] : names) {
+    auto parsed = parse_kernel_name(name);
+    ++by_origin[parsed.origin];
+    if (parsed.origin == KernelOrigin::unattributed) unattributed[parsed.qualified] += launches;
+  }
+  std::ostringstream out;
+  out << "  kernel names:  " << names.size();
+  const char* separator = " (";
+  for (const auto& [origin, count] : by_origin) {
+    out << separator << to_string(origin) << " " << count;
+    separator = ", ";
+  }
+  out << (by_origin.empty() ? "" : ")") << "\n";
+  if (unattributed.empty()) return out.str();
+  std::vector<std::pair<std::string, std::uint64_t>> sorted(unattributed.begin(), unattributed.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  out << "  unattributed kernels (no known library; the repository's own map to its __global__ symbols):\n";
+  for (std::size_t i = 0; i < sorted.size() && i < listed; ++i)
+    out << "    " << sorted[i].first << "  (" << sorted[i].second << " launches)\n";
+  if (sorted.size() > listed) out << "    ... and " << sorted.size() - listed << " more\n";
+  return out.str();
 }
 
 }  // namespace fastci::evidence

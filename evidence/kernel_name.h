@@ -4,8 +4,11 @@
 /// repository's `__global__` function has in the call graph, and classified by where the kernel
 /// comes from: PyTorch's own kernels, vendor libraries and generated code are never a repository's.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace fastci::evidence {
 
@@ -37,5 +40,11 @@ KernelName parse_kernel_name(std::string_view raw);
 KernelName kernel_symbol_name(std::string_view qualified_name);
 
 const char* to_string(KernelOrigin origin);
+
+/// For `fastci evidence stats`: launched kernel names (name, launches) counted by origin, and the
+/// unattributed ones listed (the most launched first, at most `listed`): among them are the
+/// repository's own kernels, which the plan maps to its changed `__global__` symbols by name.
+std::string format_kernel_origins(const std::vector<std::pair<std::string, std::uint64_t>>& names,
+                                  std::size_t listed = 20);
 
 }  // namespace fastci::evidence

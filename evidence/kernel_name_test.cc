@@ -109,5 +109,18 @@ TEST(KernelName, EveryNameOfTheRealTracesIsClassified) {
   EXPECT_EQ(by_origin[KernelOrigin::library], 42u);
 }
 
+TEST(KernelName, StatsCountOriginsAndListTheUnattributedMostLaunchedFirst) {
+  std::string text = format_kernel_origins({{"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", 4},
+                                            {"void fixture::fill_kernel(float*, int, float)", 2},
+                                            {"void fixture::scale_kernel<float, 4>(float*, float const*, int, float)", 9},
+                                            {"volta_sgemm_128x32_nt", 7}},
+                                           1);
+  EXPECT_EQ(text,
+            "  kernel names:  4 (cublas 1, nccl 1, unattributed 2)\n"
+            "  unattributed kernels (no known library; the repository's own map to its __global__ symbols):\n"
+            "    fixture::scale_kernel<float, 4>  (9 launches)\n"
+            "    ... and 1 more\n");
+}
+
 }  // namespace
 }  // namespace fastci::evidence

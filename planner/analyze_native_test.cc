@@ -9,6 +9,7 @@
 #include <set>
 
 #include "callgraph/native_index.h"
+#include "evidence/store/store.h"
 #include "planner/analyze.h"
 
 namespace fastci::planner {
@@ -52,6 +53,8 @@ fs::path extension_repo() {
                "csrc/include/shapes.h") +
         branch("new_declaration", "s/^double total_area(/struct Unused { int n; };\\ndouble unused_helper(double);\\ndouble total_area(/",
                "csrc/include/shapes.h") +
+        branch("kernel_body", "s/output\\[i\\] = twice(input\\[i\\]) \\* factor;/output[i] = twice(input[i]) * factor * 1.0f;/",
+               "csrc/kernels.cu") +
         branch("inactive_macro", "s/^#define FIXTURE_HALF_FACTOR 0.5$/#define FIXTURE_HALF_FACTOR 0.25/", "csrc/ops.cpp") +
         git + "checkout -q base";
     EXPECT_EQ(sh(script + " >/dev/null"), 0);
@@ -239,6 +242,97 @@ TEST_F(AnalyzeNative, FunctionsClangCouldNotResolveCountAsChangedWhenTheirUnitRe
   EXPECT_EQ(plan->changes.widenings[0].detail, "cpp:broken(int)");
   EXPECT_NE(plan->changes.widenings[0].reason.find("line 6"), std::string::npos) << plan->changes.widenings[0].reason;
   fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace fastci::planner
+
+namespace fastci::planner {
+namespace {
+
+/// One GPU CI run at base: each test covered its own lines and launched the kernels named (as
+/// Kineto names them); `gpu` false is a run on a machine without a GPU, which launches nothing.
+std::string store_with_launches(const std::string& name,
+                                const std::vector<std::pair<std::string, std::vector<std::string>>>& tests) {
+  auto path = extension_repo() / (name + ".db");
+  fs::remove(path);
+  auto store = evidence::Store::open("sqlite://" + path.string());
+  EXPECT_TRUE(store.ok());
+  std::string base;
+  {
+    FILE* pipe = ::popen(("git -C " + extension_repo().string() + " rev-parse base").c_str(), "r");
+    char line[64] = {};
+    if (pipe && std::fgets(line, sizeof line, pipe)) base = std::string(line, 40);
+    if (pipe) ::pclose(pipe);
+  }
+  auto ingested = (*store)->ingest(
+      [&](evidence::EvidenceSink& sink) {
+        sink.begin_run(evidence::Run{base, "2026-12-01T10:00:00Z", "ci", "{}", "test", ""});
+        for (const auto& [id, kernels] : tests) {
+          evidence::TestEvidence t;
+          t.test_id = id;
+          t.outcome = evidence::Outcome::passed;
+          t.duration_seconds = 5;
+          t.coverage.push_back({"tests/test_ops.py", {{1, 40}}, {}});
+          for (const auto& k : kernels) t.kernels.push_back({k, "1,1,1", "256,1,1", 0, {}, 1, 3.0});
+          sink.add_test(std::move(t));
+        }
+        return util::Status{};
+      },
+      "test", "gpu-run");
+  EXPECT_TRUE(ingested.ok()) << ingested.error().to_string();
+  return "sqlite://" + path.string();
+}
+
+const char* kScaleFloat = "void fixture::scale_kernel<float, 4>(float*, float const*, int, float)";
+const char* kScaleDouble = "void fixture::scale_kernel<double, 4>(double*, double const*, int, float)";
+const char* kAtenFill =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> "
+    ">(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)";
+
+TEST_F(AnalyzeNative, AChangedKernelSelectsExactlyTheTestsWhoseRunsLaunchedIt) {
+  auto statically = analyze(options_for("kernel_body"));
+  ASSERT_TRUE(statically.ok()) << statically.error().to_string();
+  const std::set<std::string> reaching{"tests/test_ops.py::test_scale[0.5]", "tests/test_ops.py::test_scale[2.0]",
+                                       "tests/test_ops.py::test_scale_op", "tests/test_ops.py::test_scale_by_int"};
+  ASSERT_EQ(selected_ids(*statically), reaching);
+
+  // On a GPU, test_scale_op's run launched only ATen's fill: it never ran scale_kernel.
+  auto options = options_for("kernel_body");
+  options.evidence_store = store_with_launches("gpu", {{"tests/test_ops.py::test_scale[0.5]", {kScaleFloat}},
+                                                       {"tests/test_ops.py::test_scale[2.0]", {kScaleFloat, kAtenFill}},
+                                                       {"tests/test_ops.py::test_scale_op", {kAtenFill}},
+                                                       {"tests/test_ops.py::test_scale_by_int", {kScaleDouble}},
+                                                       {"tests/test_ops.py::test_area", {}}});
+  auto plan = analyze(options);
+  ASSERT_TRUE(plan.ok()) << plan.error().to_string();
+  EXPECT_EQ(selected_ids(*plan), (std::set<std::string>{"tests/test_ops.py::test_scale[0.5]",
+                                                        "tests/test_ops.py::test_scale[2.0]",
+                                                        "tests/test_ops.py::test_scale_by_int"}));
+  for (const auto& s : plan->selection.selected) {
+    ASSERT_FALSE(s.reasons.empty());
+    EXPECT_EQ(s.reasons[0].kind, SelectionReason::Kind::evidence) << s.test.id;
+    EXPECT_NE(s.reasons[0].text.find("launched changed kernel fixture::scale_kernel"), std::string::npos)
+        << s.reasons[0].text;
+  }
+  bool skipped_by_launches = false;
+  for (const auto& s : plan->selection.skipped)
+    if (s.test.id == "tests/test_ops.py::test_scale_op")
+      skipped_by_launches = s.reason.starts_with("evidence: run ");
+  EXPECT_TRUE(skipped_by_launches);
+
+  // The same tests recorded on a machine without a GPU launched nothing: that rules nothing out.
+  auto cpu = options_for("kernel_body");
+  cpu.evidence_store = store_with_launches("cpu", {{"tests/test_ops.py::test_scale[0.5]", {}},
+                                                   {"tests/test_ops.py::test_scale[2.0]", {}},
+                                                   {"tests/test_ops.py::test_scale_op", {}},
+                                                   {"tests/test_ops.py::test_scale_by_int", {}}});
+  auto cpu_plan = analyze(cpu);
+  ASSERT_TRUE(cpu_plan.ok()) << cpu_plan.error().to_string();
+  EXPECT_EQ(selected_ids(*cpu_plan), reaching);
+  for (const auto& s : cpu_plan->selection.selected)
+    EXPECT_NE(s.reasons[0].text.find("launched no kernel: it ran without a GPU"), std::string::npos)
+        << s.reasons[0].text;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "planner/context_key.h"
+#include "planner/kernel_evidence.h"
 
 namespace fastci::planner {
 namespace {
@@ -68,7 +69,8 @@ constexpr std::int64_t kFirstRun = std::numeric_limits<std::int64_t>::min();
 struct CheckedSymbol {
   const ChangedSymbol* change;
   frontend::Symbol base;  ///< the symbol at base (lines, file)
-  std::string function;   ///< evidence function name
+  std::string function;   ///< evidence function name (a kernel's reduced name)
+  std::optional<evidence::KernelName> kernel;  ///< set for a C++/CUDA kernel: launches are its evidence
   /// (head test id, run id) -> that run's commit, for every run that executed its body.
   std::map<std::pair<std::string, std::int64_t>, std::string> executed;
   bool stale_everywhere = true;
@@ -100,6 +102,13 @@ TestCoverageRuns coverage_runs_of(evidence::Store& store, const std::string& id)
   return {};
 }
 
+/// Whether the test's deciding run recorded any kernel launch (it ran on a GPU under a collector).
+bool deciding_run_launched(evidence::Store& store, const std::string& evidence_id, std::int64_t run) {
+  auto launches = store.kernels_of(evidence_id);
+  if (!launches.ok()) return false;
+  return std::any_of(launches->begin(), launches->end(), [&](const evidence::StoredKernel& k) { return k.run_id == run; });
+}
+
 /// The evidence reason for a changed symbol that runs of the test executed, naming the deciding run
 /// when it is one of them, else the newest; it keeps the witness of the static path it confirms, so
 /// that `explain` still shows how the test reaches the symbol.
@@ -113,7 +122,8 @@ SelectionReason confirmation(const CheckedSymbol& c, const std::string& test, co
     where = "run " + std::to_string(it->first.second) + " at " + it->second.substr(0, 12);
   }
   SelectionReason r{SelectionReason::Kind::evidence,
-                    "executed " + std::string(to_string(c.change->change)) + " " + c.change->qualified_name + " in " +
+                    std::string(c.kernel ? "launched " : "executed ") + to_string(c.change->change) + " " +
+                        (c.kernel ? "kernel " + c.kernel->qualified : c.change->qualified_name) + " in " +
                         where,
                     c.change->id, {}};
   for (const auto& s : selected.reasons)
@@ -142,17 +152,27 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
   if (auto runs = store.runs(); runs.ok())
     for (const auto& r : *runs) commits.insert(r.run.commit);
 
-  // 1. Which tests executed each changed symbol, in runs whose lines can be carried to base.
+  // 1. Which tests executed each changed symbol, in runs whose lines can be carried to base; for a
+  // kernel, which tests launched it in any run (adding a test needs no fresh lines).
   std::vector<CheckedSymbol> checked;
   for (const auto& s : changes.symbols) {
-    if (!checkable(s)) continue;
+    bool kernel = is_native_kernel(s.kind, s.language);
+    if (!checkable(s) && !kernel) continue;
     const frontend::Symbol* base = base_symbol(s.change == SymbolChange::renamed ? s.renamed_from : s.id);
     if (!base) continue;
-    CheckedSymbol c{&s, *base, evidence_function_name(*base), {}, true};
+    CheckedSymbol c{&s, *base, evidence_function_name(*base), {}, {}, true};
+    if (kernel) {
+      c.kernel = evidence::kernel_symbol_name(base->qualified_name);
+      c.function = c.kernel->qualified;
+      if (auto launches = launches_of(store, *c.kernel); launches.ok())
+        for (const auto& l : *launches)
+          if (auto id = ids.head_id(l.test_id); !id.empty()) c.executed[{id, l.run_id}] = l.commit;
+    }
     for (const auto& commit : commits) {
       auto mapped = lines.to_evidence_commit(base->file, body_lines(*base), commit);
       if (!mapped) continue;
       c.stale_everywhere = false;
+      if (kernel) continue;
       auto hits = store.tests_covering(base->file, *mapped);
       if (!hits.ok()) continue;
       for (const auto& h : *hits)
@@ -179,6 +199,7 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
   // 3. Per test, its deciding run (the latest complete, passing run at full size) rules static paths
   // out symbol by symbol; any run that executed a changed symbol confirms it.
   std::size_t undecided = 0;
+  bool any_kernel_symbol = std::any_of(checked.begin(), checked.end(), [](const CheckedSymbol& c) { return c.kernel.has_value(); });
   std::map<std::string, std::string> evidence_ids;  // head id -> the id the evidence names it by
   for (auto& [id, selected] : candidates) {
     TestEvidenceSummary summary;
@@ -199,7 +220,9 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
       }
     }
     std::vector<SelectionReason> kept;
-    std::set<std::string> ruled_out, confirmed, stale;
+    std::set<std::string> ruled_out, confirmed, stale, no_gpu;
+    // A run on a machine without a GPU launched no kernel: it never shows a kernel was not launched.
+    bool launched_kernels = summary.has_evidence && any_kernel_symbol && deciding_run_launched(store, evidence_ids[id], summary.run_id);
     for (const auto& c : checked) {
       auto executed = c.executed.lower_bound({id, kFirstRun});
       if (executed != c.executed.end() && executed->first.first == id) {
@@ -209,13 +232,16 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
         continue;
       }
       if (!summary.has_evidence) continue;
-      if (lines.to_evidence_commit(c.base.file, body_lines(c.base), summary.run_commit)) ruled_out.insert(c.change->id);
+      if (c.kernel && !launched_kernels) no_gpu.insert(c.change->id);
+      else if (lines.to_evidence_commit(c.base.file, body_lines(c.base), summary.run_commit)) ruled_out.insert(c.change->id);
       else stale.insert(c.change->id);  // its lines changed since the deciding run: static reasons stand
     }
     for (auto& r : selected.reasons) {
       if (is_graph_path(r.kind) && (ruled_out.count(r.changed_symbol) || confirmed.count(r.changed_symbol))) continue;
       if (is_graph_path(r.kind)) {
-        if (stale.count(r.changed_symbol))
+        if (no_gpu.count(r.changed_symbol))
+          r.text += " (" + describe(*selected.evidence_run) + " launched no kernel: it ran without a GPU)";
+        else if (stale.count(r.changed_symbol))
           r.text += " (its evidence is stale: the lines changed since " + describe(*selected.evidence_run) + ")";
         else if (!selected.evidence_note.empty())
           r.text += " (no run may narrow it: " + selected.evidence_note + ")";
@@ -237,8 +263,17 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
 
   // 4. Contexts of the changed symbols, and history, for pruning and risk.
   for (const auto& c : checked) {
-    auto contexts = store.contexts_for_function(c.function);
     std::map<std::string, std::set<std::string>> keys;
+    if (c.kernel) {
+      for (const auto& [executed, commit] : c.executed)
+        if (auto it = out.evidence.find(executed.first); it != out.evidence.end() && it->second.run_id == executed.second)
+          if (auto launches = store.kernels_of(evidence_ids[executed.first]); launches.ok())
+            for (const auto& l : *launches)
+              if (l.run_id == executed.second && launches_symbol(*c.kernel, l.launch.name))
+                keys[executed.first].insert(launch_context_key(l.launch));
+    }
+    auto contexts = c.kernel ? util::Result<std::vector<evidence::StoredContext>>(std::vector<evidence::StoredContext>{})
+                             : store.contexts_for_function(c.function);
     if (contexts.ok())
       for (const auto& ctx : *contexts)
         if (without_locals(ctx.context.function) == c.function)

@@ -1,0 +1,30 @@
+#pragma once
+/// Kernel launches as evidence for a changed `__global__` function: which tests launched it (Kineto,
+/// Nsight Systems or the launch interposer, by name), and the launch's context for pruning.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "evidence/kernel_name.h"
+#include "evidence/store/store.h"
+#include "frontend/facts.h"
+
+namespace fastci::planner {
+
+/// Whether a changed symbol is a C++/CUDA kernel whose launches the evidence can show.
+bool is_native_kernel(frontend::SymbolKind kind, frontend::Language language);
+
+/// Whether a launched kernel's name is this kernel symbol: the same instantiation where the symbol
+/// names one ("k<float, 4>"), any instantiation of a template or a plain kernel otherwise.
+bool launches_symbol(const evidence::KernelName& symbol, std::string_view launched_name);
+
+/// Every recorded launch of the kernel, newest run first.
+util::Result<std::vector<evidence::StoredKernel>> launches_of(evidence::Store& store,
+                                                             const evidence::KernelName& symbol);
+
+/// The context of one launch configuration: template arguments, block, and the orders of magnitude
+/// of grid and shared memory (a size that changes the grid by a few blocks launches the same code).
+std::string launch_context_key(const evidence::KernelLaunch& launch);
+
+}  // namespace fastci::planner
