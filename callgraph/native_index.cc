@@ -179,7 +179,7 @@ class FactsByPath {
 }  // namespace
 
 bool is_native_source(const std::string& path) {
-  return ends_with_any(path, {".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl"});
+  return ends_with_any(path, {".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".tpp"});
 }
 
 bool is_translation_unit(const std::string& path) {

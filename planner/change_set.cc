@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "callgraph/native_index.h"
+
 namespace fastci::planner {
 
 using frontend::FileFacts;
@@ -50,13 +52,6 @@ const char* to_string(Widening::Scope scope) {
 namespace {
 
 bool is_python(const std::string& path) { return path.ends_with(".py") || path.ends_with(".pyi"); }
-
-bool is_native(const std::string& path) {
-  static const char* kExtensions[] = {".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh",
-                                      ".h", ".hh", ".hpp", ".hxx", ".inl", ".tpp"};
-  return std::any_of(std::begin(kExtensions), std::end(kExtensions),
-                     [&](const char* e) { return path.ends_with(e); });
-}
 
 std::string folder_of(const std::string& path) {
   auto slash = path.rfind('/');
@@ -401,7 +396,7 @@ ChangeSet build_change_set(const std::string& base, const std::string& head,
       out.widenings.push_back({Widening::Scope::folder, file.path,
                                "conftest.py changed: every test under its folder is selected", folder});
       builder.add_code_file(diff, file, b, h);
-    } else if ((b || h) && (is_python(file.path) || is_native(file.path))) {
+    } else if ((b || h) && (is_python(file.path) || callgraph::is_native_source(file.path))) {
       file.kind = is_python(file.path) ? FileKind::python : FileKind::native;
       if (diff.binary) {
         out.widenings.push_back({Widening::Scope::everything, file.path,
@@ -409,7 +404,7 @@ ChangeSet build_change_set(const std::string& base, const std::string& head,
       } else {
         builder.add_code_file(diff, file, b, h);
       }
-    } else if (is_native(file.path)) {
+    } else if (callgraph::is_native_source(file.path)) {
       file.kind = FileKind::native;
       out.widenings.push_back({Widening::Scope::everything, file.path, kNativeWithoutFacts, {}});
     } else if (is_python(file.path)) {

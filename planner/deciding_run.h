@@ -33,6 +33,7 @@ struct DecidingRun {
 struct CoverageRun {
   std::int64_t id = 0;
   std::string commit;
+  bool native = false;  ///< it holds coverage of C/C++/CUDA code too (an extension built with coverage)
 };
 
 /// Picks the newest run among `coverage_runs` whose result in `history` (the store's results of

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "callgraph/native_index.h"
 #include "planner/context_key.h"
 #include "planner/kernel_evidence.h"
 
@@ -34,6 +35,12 @@ bool checkable(const ChangedSymbol& s) {
   return s.change != SymbolChange::added &&
          (s.kind == SymbolKind::function || s.kind == SymbolKind::method || s.kind == SymbolKind::kernel) &&
          s.language == frontend::Language::python;
+}
+
+/// A C/C++/CUDA function whose lines native coverage (lcov, gcov, llvm-cov) can show executed.
+bool native_checkable(const ChangedSymbol& s) {
+  return s.change != SymbolChange::added && (s.kind == SymbolKind::function || s.kind == SymbolKind::method) &&
+         s.language != frontend::Language::python;
 }
 
 /// Maps evidence test ids to head test ids: equal, or a unique head id ending in "/<id>" (pytest
@@ -71,6 +78,7 @@ struct CheckedSymbol {
   frontend::Symbol base;  ///< the symbol at base (lines, file)
   std::string function;   ///< evidence function name (a kernel's reduced name)
   std::optional<evidence::KernelName> kernel;  ///< set for a C++/CUDA kernel: launches are its evidence
+  bool native = false;  ///< a C/C++/CUDA function: only runs with native coverage may rule it out
   /// (head test id, run id) -> that run's commit, for every run that executed its body.
   std::map<std::pair<std::string, std::int64_t>, std::string> executed;
   bool stale_everywhere = true;
@@ -89,9 +97,12 @@ TestCoverageRuns coverage_runs_of(evidence::Store& store, const std::string& id)
     auto coverage = store.coverage_of(candidate, /*all_runs=*/true);
     if (coverage.ok() && !coverage->empty()) {
       TestCoverageRuns out{candidate, {}};
-      std::set<std::int64_t> seen;
-      for (const auto& c : *coverage)
-        if (seen.insert(c.run_id).second) out.runs.push_back({c.run_id, c.commit});
+      std::map<std::int64_t, std::size_t> index;
+      for (const auto& c : *coverage) {
+        auto [it, fresh] = index.try_emplace(c.run_id, out.runs.size());
+        if (fresh) out.runs.push_back({c.run_id, c.commit, false});
+        out.runs[it->second].native |= callgraph::is_native_source(c.coverage.path);
+      }
       return out;
     }
     auto slash = id.find('/', from);
@@ -157,10 +168,11 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
   std::vector<CheckedSymbol> checked;
   for (const auto& s : changes.symbols) {
     bool kernel = is_native_kernel(s.kind, s.language);
-    if (!checkable(s) && !kernel) continue;
+    bool native = native_checkable(s);
+    if (!checkable(s) && !kernel && !native) continue;
     const frontend::Symbol* base = base_symbol(s.change == SymbolChange::renamed ? s.renamed_from : s.id);
     if (!base) continue;
-    CheckedSymbol c{&s, *base, evidence_function_name(*base), {}, {}, true};
+    CheckedSymbol c{&s, *base, evidence_function_name(*base), {}, native, {}, true};
     if (kernel) {
       c.kernel = evidence::kernel_symbol_name(base->qualified_name);
       c.function = c.kernel->qualified;
@@ -213,6 +225,7 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
         summary.has_evidence = true;
         summary.run_id = decided.run->id;
         summary.run_commit = decided.run->commit;
+        for (const auto& r : found.runs) summary.native_coverage |= r.id == decided.run->id && r.native;
         selected.evidence_run = decided.run;
       } else {
         selected.evidence_note = decided.why_none;
@@ -220,7 +233,7 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
       }
     }
     std::vector<SelectionReason> kept;
-    std::set<std::string> ruled_out, confirmed, stale, no_gpu;
+    std::set<std::string> ruled_out, confirmed, stale, no_gpu, no_native;
     // A run on a machine without a GPU launched no kernel: it never shows a kernel was not launched.
     bool launched_kernels = summary.has_evidence && any_kernel_symbol && deciding_run_launched(store, evidence_ids[id], summary.run_id);
     for (const auto& c : checked) {
@@ -233,13 +246,17 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
       }
       if (!summary.has_evidence) continue;
       if (c.kernel && !launched_kernels) no_gpu.insert(c.change->id);
+      else if (c.native && !summary.native_coverage) no_native.insert(c.change->id);
       else if (lines.to_evidence_commit(c.base.file, body_lines(c.base), summary.run_commit)) ruled_out.insert(c.change->id);
       else stale.insert(c.change->id);  // its lines changed since the deciding run: static reasons stand
     }
     for (auto& r : selected.reasons) {
       if (is_graph_path(r.kind) && (ruled_out.count(r.changed_symbol) || confirmed.count(r.changed_symbol))) continue;
       if (is_graph_path(r.kind)) {
-        if (no_gpu.count(r.changed_symbol))
+        if (no_native.count(r.changed_symbol))
+          r.text += " (" + describe(*selected.evidence_run) +
+                    " recorded no C/C++ coverage: an extension built with coverage flags lets it decide)";
+        else if (no_gpu.count(r.changed_symbol))
           r.text += " (" + describe(*selected.evidence_run) + " launched no kernel: it ran without a GPU)";
         else if (stale.count(r.changed_symbol))
           r.text += " (its evidence is stale: the lines changed since " + describe(*selected.evidence_run) + ")";

@@ -21,6 +21,7 @@ namespace fastci::planner {
 /// What the evidence said about one selected test (inputs of pruning and risk).
 struct TestEvidenceSummary {
   bool has_evidence = false;        ///< a run that may narrow exists (deciding_run.h)
+  bool native_coverage = false;     ///< that run holds C/C++/CUDA coverage (lcov, gcov, llvm-cov)
   std::string run_commit;           ///< commit of that run
   std::int64_t run_id = 0;
   std::set<ContextPair> pairs;      ///< (changed symbol, context key) pairs it exercised

@@ -25,6 +25,9 @@ class EvidenceSelect : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("fastci_evidence_select_" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "repo/pkg");
+    fs::create_directories(dir_ / "repo/csrc");
+    write("csrc/op.cpp", "int op(int x) {\n  return x + 1;\n}\n");
+    write("csrc/other.cpp", "int other() {\n  return 2;\n}\n");
     write("pkg/a.py", "def f(x):\n    y = x + 1\n    return y\n");
     write("pkg/b.py", "def g():\n    return 2\n");
     old_ = commit("old: f computes y");
@@ -185,6 +188,69 @@ TEST_F(EvidenceSelect, AnyRunThatExecutedTheSymbolAddsTheTest) {
   ASSERT_NE(selected, nullptr);
   EXPECT_EQ(selected->reasons[0].kind, SelectionReason::Kind::evidence);
   EXPECT_FALSE(e.evidence.at("t_dynamic").has_evidence);  // no run of it may narrow or prune
+}
+
+/// A C++ function's change, decided by native coverage (lcov, gcov, llvm-cov of the extension).
+class NativeEvidenceSelect : public EvidenceSelect {
+ protected:
+  void SetUp() override {
+    EvidenceSelect::SetUp();
+    op_ = {"cpp:op(int)", frontend::Language::cpp, frontend::SymbolKind::function, "op(int)", "csrc/op.cpp", 1, 3};
+    changes_.symbols = {{"cpp:op(int)", SymbolChange::changed, frontend::SymbolKind::function, frontend::Language::cpp,
+                         "op(int)", "csrc/op.cpp", 1, 3, {}}};
+  }
+
+  /// One run at base; each test with the coverage given.
+  void run_with(const std::vector<std::pair<std::string, std::vector<evidence::FileCoverage>>>& tests) {
+    auto result = store_->ingest(
+        [&](evidence::EvidenceSink& sink) {
+          sink.begin_run(evidence::Run{base_, "2026-12-01T10:00:00Z", "ci", "{}", "test", ""});
+          for (const auto& [id, coverage] : tests) {
+            evidence::TestEvidence t;
+            t.test_id = id;
+            t.outcome = Outcome::passed;
+            t.coverage = coverage;
+            sink.add_test(std::move(t));
+          }
+          return util::Status{};
+        },
+        "test", "runs");
+    ASSERT_TRUE(result.ok()) << result.error().to_string();
+  }
+
+  SelectedTest reaching_op(const std::string& id) {
+    auto t = reaching(id);
+    t.reasons[0].changed_symbol = "cpp:op(int)";
+    t.reasons[0].witness.back().symbol_id = "cpp:op(int)";
+    return t;
+  }
+
+  EvidenceSelection refine_op(const Selection& selection) {
+    LineMapper lines(*repo_, base_);
+    auto lookup = [&](const std::string& id) -> const frontend::Symbol* { return id == "cpp:op(int)" ? &op_ : nullptr; };
+    return refine_with_evidence(selection, changes_, lookup, *store_, lines);
+  }
+
+  frontend::Symbol op_;
+};
+
+TEST_F(NativeEvidenceSelect, NativeCoverageConfirmsAndRulesOutCppFunctions) {
+  run_with({{"t_ran_op", {{"pkg/b.py", {{1, 2}}, {}}, {"csrc/op.cpp", {{1, 3}}, {}}}},
+            {"t_other_native", {{"pkg/b.py", {{1, 2}}, {}}, {"csrc/other.cpp", {{1, 3}}, {}}}},
+            {"t_python_only", {{"pkg/b.py", {{1, 2}}, {}}}}});
+  auto e = refine_op({{reaching_op("t_ran_op"), reaching_op("t_other_native"), reaching_op("t_python_only")}, {}});
+  const auto* ran = find(e, "t_ran_op");
+  ASSERT_NE(ran, nullptr);
+  EXPECT_EQ(ran->reasons[0].kind, SelectionReason::Kind::evidence);
+  // Its run measured C++ coverage and op() is not in it: ruled out.
+  const auto* skipped = find_skipped(e, "t_other_native");
+  ASSERT_NE(skipped, nullptr);
+  EXPECT_TRUE(skipped->reason.starts_with("evidence: run ")) << skipped->reason;
+  // A run that measured Python only says nothing about C++ lines.
+  const auto* python_only = find(e, "t_python_only");
+  ASSERT_NE(python_only, nullptr) << "a run without C++ coverage ruled a C++ function out";
+  EXPECT_NE(python_only->reasons[0].text.find("recorded no C/C++ coverage"), std::string::npos)
+      << python_only->reasons[0].text;
 }
 
 }  // namespace
