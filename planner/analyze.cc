@@ -358,7 +358,15 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
           if (s.id == id) return &s;
       return nullptr;
     };
-    auto refined = refine_with_evidence(plan.selection, plan.changes, base_symbol, *store.value(), lines);
+    std::map<std::string, std::optional<std::string>> sources;
+    auto base_source = [&](const std::string& path) -> const std::string* {
+      auto [it, fresh] = sources.try_emplace(path);
+      if (fresh)
+        if (auto text = (*repo)->read_file(*base, path); text.ok()) it->second = std::move(*text);
+      return it->second ? &*it->second : nullptr;
+    };
+    auto refined =
+        refine_with_evidence(plan.selection, plan.changes, base_symbol, base_source, *store.value(), lines);
     plan.selection = std::move(refined.selection);
     evidence = std::move(refined.evidence);
     plan.notes = std::move(refined.notes);

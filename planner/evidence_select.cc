@@ -6,6 +6,7 @@
 #include "callgraph/native_index.h"
 #include "planner/context_key.h"
 #include "planner/kernel_evidence.h"
+#include "planner/python_header.h"
 
 namespace fastci::planner {
 namespace {
@@ -26,9 +27,13 @@ std::string without_locals(std::string name) {
   return name;
 }
 
-/// Lines of a definition's body: its header runs at import time, not when it is called.
-Lines body_lines(const frontend::Symbol& s) {
-  return s.last_line > s.first_line ? Lines{s.first_line + 1, s.last_line} : Lines{s.first_line, s.last_line};
+/// Lines of a definition's body: its header (a Python signature over several lines with its
+/// defaults, or a decorator's arguments) runs at import time, not when the function is called.
+Lines body_lines(const frontend::Symbol& s, const BaseSourceLookup& base_source) {
+  int header_end = s.first_line;
+  if (s.language == frontend::Language::python)
+    if (const std::string* source = base_source(s.file)) header_end = python_header_end(*source, s.first_line);
+  return s.last_line > header_end ? Lines{header_end + 1, s.last_line} : Lines{s.first_line, s.last_line};
 }
 
 bool checkable(const ChangedSymbol& s) {
@@ -76,6 +81,7 @@ constexpr std::int64_t kFirstRun = std::numeric_limits<std::int64_t>::min();
 struct CheckedSymbol {
   const ChangedSymbol* change;
   frontend::Symbol base;  ///< the symbol at base (lines, file)
+  Lines body;             ///< the lines that run only when it is called, at base
   std::string function;   ///< evidence function name (a kernel's reduced name)
   std::optional<evidence::KernelName> kernel;  ///< set for a C++/CUDA kernel: launches are its evidence
   bool native = false;  ///< a C/C++/CUDA function: only runs with native coverage may rule it out
@@ -155,8 +161,8 @@ std::string evidence_function_name(const frontend::Symbol& symbol) {
 }
 
 EvidenceSelection refine_with_evidence(const Selection& static_selection, const ChangeSet& changes,
-                                       const BaseSymbolLookup& base_symbol, evidence::Store& store,
-                                       LineMapper& lines) {
+                                       const BaseSymbolLookup& base_symbol, const BaseSourceLookup& base_source,
+                                       evidence::Store& store, LineMapper& lines) {
   EvidenceSelection out;
   TestIdMap ids(static_selection);
   std::set<std::string> commits;
@@ -172,7 +178,7 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
     if (!checkable(s) && !kernel && !native) continue;
     const frontend::Symbol* base = base_symbol(s.change == SymbolChange::renamed ? s.renamed_from : s.id);
     if (!base) continue;
-    CheckedSymbol c{&s, *base, evidence_function_name(*base), {}, native, {}, true};
+    CheckedSymbol c{&s, *base, body_lines(*base, base_source), evidence_function_name(*base), {}, native, {}, true};
     if (kernel) {
       c.kernel = evidence::kernel_symbol_name(base->qualified_name);
       c.function = c.kernel->qualified;
@@ -181,7 +187,7 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
           if (auto id = ids.head_id(l.test_id); !id.empty()) c.executed[{id, l.run_id}] = l.commit;
     }
     for (const auto& commit : commits) {
-      auto mapped = lines.to_evidence_commit(base->file, body_lines(*base), commit);
+      auto mapped = lines.to_evidence_commit(base->file, c.body, commit);
       if (!mapped) continue;
       c.stale_everywhere = false;
       if (kernel) continue;
@@ -247,7 +253,7 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
       if (!summary.has_evidence) continue;
       if (c.kernel && !launched_kernels) no_gpu.insert(c.change->id);
       else if (c.native && !summary.native_coverage) no_native.insert(c.change->id);
-      else if (lines.to_evidence_commit(c.base.file, body_lines(c.base), summary.run_commit)) ruled_out.insert(c.change->id);
+      else if (lines.to_evidence_commit(c.base.file, c.body, summary.run_commit)) ruled_out.insert(c.change->id);
       else stale.insert(c.change->id);  // its lines changed since the deciding run: static reasons stand
     }
     for (auto& r : selected.reasons) {

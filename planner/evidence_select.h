@@ -44,10 +44,13 @@ struct EvidenceSelection {
 /// Base-side facts of changed files, to find changed symbols' lines at base.
 using BaseSymbolLookup = std::function<const frontend::Symbol*(const std::string& symbol_id)>;
 
+/// A changed file's source at base (null when unreadable), to find where definitions' headers end.
+using BaseSourceLookup = std::function<const std::string*(const std::string& path)>;
+
 /// Refines a static selection with evidence from `store`.
 EvidenceSelection refine_with_evidence(const Selection& static_selection, const ChangeSet& changes,
-                                       const BaseSymbolLookup& base_symbol, evidence::Store& store,
-                                       LineMapper& lines);
+                                       const BaseSymbolLookup& base_symbol, const BaseSourceLookup& base_source,
+                                       evidence::Store& store, LineMapper& lines);
 
 /// "path.py::Qualified.name" as the evidence collectors name a Python function.
 std::string evidence_function_name(const frontend::Symbol& symbol);

@@ -28,6 +28,7 @@ class EvidenceSelect : public ::testing::Test {
     fs::create_directories(dir_ / "repo/csrc");
     write("csrc/op.cpp", "int op(int x) {\n  return x + 1;\n}\n");
     write("csrc/other.cpp", "int other() {\n  return 2;\n}\n");
+    write("pkg/c.py", "def h(x,\n      y=1.0):\n    return x * y\n");
     write("pkg/a.py", "def f(x):\n    y = x + 1\n    return y\n");
     write("pkg/b.py", "def g():\n    return 2\n");
     old_ = commit("old: f computes y");
@@ -97,7 +98,16 @@ class EvidenceSelect : public ::testing::Test {
     auto lookup = [&](const std::string& id) -> const frontend::Symbol* {
       return id == kChanged ? &base_symbol_ : nullptr;
     };
-    return refine_with_evidence(selection, changes_, lookup, *store_, lines);
+    return refine_with_evidence(selection, changes_, lookup, source_at_base(), *store_, lines);
+  }
+
+  BaseSourceLookup source_at_base() {
+    return [this](const std::string& path) -> const std::string* {
+      auto text = repo_->read_file(base_, path);
+      if (!text.ok()) return nullptr;
+      sources_[path] = *text;
+      return &sources_[path];
+    };
   }
 
   static const SelectedTest* find(const EvidenceSelection& e, const std::string& id) {
@@ -117,6 +127,7 @@ class EvidenceSelect : public ::testing::Test {
   std::unique_ptr<GitRepository> repo_;
   frontend::Symbol base_symbol_;
   ChangeSet changes_;
+  std::map<std::string, std::string> sources_;
 };
 
 TEST_F(EvidenceSelect, APassingFullSizeRunThatNeverRanTheSymbolRulesItOutAndSaysWhichRun) {
@@ -190,6 +201,35 @@ TEST_F(EvidenceSelect, AnyRunThatExecutedTheSymbolAddsTheTest) {
   EXPECT_FALSE(e.evidence.at("t_dynamic").has_evidence);  // no run of it may narrow or prune
 }
 
+TEST_F(EvidenceSelect, ASignatureRunAtImportIsNotTheFunctionRunning) {
+  // Python 3.11+ reports h's default on line 2 as executed when pkg/c.py is imported.
+  base_symbol_ = {"py:pkg.c.h", frontend::Language::python, frontend::SymbolKind::function, "pkg.c.h", "pkg/c.py", 1, 3};
+  changes_.symbols = {{"py:pkg.c.h", SymbolChange::changed, frontend::SymbolKind::function, frontend::Language::python,
+                       "pkg.c.h", "pkg/c.py", 1, 3, {}}};
+  auto result = store_->ingest(
+      [&](evidence::EvidenceSink& sink) {
+        sink.begin_run(evidence::Run{base_, "2026-12-01T10:00:00Z", "ci", "{}", "test", ""});
+        for (auto [id, last] : {std::pair<std::string, int>{"t_imported", 2}, {"t_called", 3}}) {
+          evidence::TestEvidence t;
+          t.test_id = id;
+          t.outcome = Outcome::passed;
+          t.coverage.push_back({"pkg/c.py", {{1, last}}, {}});
+          sink.add_test(std::move(t));
+        }
+        return util::Status{};
+      },
+      "test", "runs");
+  ASSERT_TRUE(result.ok()) << result.error().to_string();
+  auto imported = reaching("t_imported"), called = reaching("t_called");
+  for (auto* t : {&imported, &called}) t->reasons[0].changed_symbol = "py:pkg.c.h";
+  LineMapper lines(*repo_, base_);
+  auto lookup = [&](const std::string& id) -> const frontend::Symbol* { return id == "py:pkg.c.h" ? &base_symbol_ : nullptr; };
+  auto e = refine_with_evidence({{imported, called}, {}}, changes_, lookup, source_at_base(), *store_, lines);
+  EXPECT_NE(find_skipped(e, "t_imported"), nullptr) << "its import ran the signature, not the function";
+  ASSERT_NE(find(e, "t_called"), nullptr);
+  EXPECT_EQ(find(e, "t_called")->reasons[0].kind, SelectionReason::Kind::evidence);
+}
+
 /// A C++ function's change, decided by native coverage (lcov, gcov, llvm-cov of the extension).
 class NativeEvidenceSelect : public EvidenceSelect {
  protected:
@@ -228,7 +268,7 @@ class NativeEvidenceSelect : public EvidenceSelect {
   EvidenceSelection refine_op(const Selection& selection) {
     LineMapper lines(*repo_, base_);
     auto lookup = [&](const std::string& id) -> const frontend::Symbol* { return id == "cpp:op(int)" ? &op_ : nullptr; };
-    return refine_with_evidence(selection, changes_, lookup, *store_, lines);
+    return refine_with_evidence(selection, changes_, lookup, source_at_base(), *store_, lines);
   }
 
   frontend::Symbol op_;
