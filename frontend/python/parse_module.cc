@@ -600,6 +600,7 @@ class ModuleParser {
         bind_unknown_targets(left, scope);
       return visit_children(node, scope);
     }
+    if (std::strcmp(type, "with_statement") == 0) return with_statement(node, scope);
     if (std::strcmp(type, "yield") == 0) {
       // What a generator yields is what iterating its result gives (see the "@element" binding).
       TSNode value = ts_node_named_child(node, 0);
@@ -630,6 +631,44 @@ class ModuleParser {
       return;
     }
     if (std::strcmp(type, "integer") == 0 || std::strcmp(type, "float") == 0) return;
+    visit_children(node, scope);
+  }
+
+  /// `with m as y:` runs m.__enter__() on entry and m.__exit__() on the way out (`async with`:
+  /// __aenter__/__aexit__): calls of the manager's class, recorded as calls on the manager's text
+  /// so the resolver finds them on whatever class its value has. `y` is bound to what __enter__
+  /// returns ("@enter", see Resolver::entered_values); a generator under @contextmanager has no
+  /// __enter__ of its own in the repository, and there `y` is what it yields.
+  void with_statement(TSNode node, int scope) {
+    bool asynchronous = text(node).starts_with("async");
+    const char* enter = asynchronous ? "__aenter__" : "__enter__";
+    const char* exit = asynchronous ? "__aexit__" : "__exit__";
+    for (TSNode clause : children(node)) {
+      if (!is(clause, "with_clause")) continue;
+      for (TSNode item : children(clause)) {
+        if (!is(item, "with_item")) continue;
+        TSNode value = field(item, "value");
+        TSNode target{};
+        if (!ts_node_is_null(value) && is(value, "as_pattern")) {
+          TSNode alias = field(value, "alias");
+          if (!ts_node_is_null(alias)) target = ts_node_named_child(alias, 0);
+          value = ts_node_named_child(value, 0);
+        }
+        auto manager = ts_node_is_null(value) ? std::nullopt : dotted_text(value);
+        if (manager && manager->size() <= 2 * kMaxCalleeText) {
+          // Only a repository method is an edge: library managers (torch.no_grad()) add nothing.
+          for (const char* method : {enter, exit})
+            record_.references.push_back(
+                {scope, *manager + "." + method, EdgeKind::call, line_of(value), false, -1, {}});
+        }
+        if (ts_node_is_null(target)) continue;
+        if (manager && is(target, "identifier"))
+          bind(scope, {std::string(text(target)), NameBinding::Kind::alias, *manager,
+                       asynchronous ? "@aenter" : "@enter", -1, line_of(target)});
+        else
+          bind_unknown_targets(target, scope);
+      }
+    }
     visit_children(node, scope);
   }
 

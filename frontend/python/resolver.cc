@@ -303,6 +303,9 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
       if (found >= 0 || packages_.count(b.target)) {
         auto values = module_attribute(module_name, b.member);
         if (!values.empty()) return values;
+        // `from . import zero` in a package's __init__: the submodule (module_attribute is
+        // already asking about this very name, so it answered nothing).
+        if (is_repository_module(module_name + "." + b.member)) return {module_value(module_name + "." + b.member)};
       }
       Value v;
       v.kind = Value::Kind::external;
@@ -312,6 +315,8 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
     case NameBinding::Kind::alias: {
       auto values = resolve(b.target, global_scope);
       if (b.member == "@element") return element_values(b.target, values, global_scope);
+      if (b.member == "@enter" || b.member == "@aenter")
+        return entered_values(values, b.member == "@enter" ? "__enter__" : "__aenter__");
       if (b.member == "@decorated") {
         // What a decorator returns matters when it is repository code (a wrapper that calls the
         // function); torch.no_grad()(f) and friends add nothing to the function itself.
@@ -767,6 +772,27 @@ std::vector<Value> Resolver::element_values(const std::string& iterable, const s
     } else if (v.kind == Value::Kind::function || v.kind == Value::Kind::class_) {
       append_unique(out, v);  // what a generator yields, or a class in a tuple of classes
     }
+  }
+  return out;
+}
+
+std::vector<Value> Resolver::entered_values(const std::vector<Value>& managers, const std::string& method) {
+  std::vector<Value> out;
+  for (const auto& manager : managers) {
+    if (manager.kind == Value::Kind::external) {
+      Value entered = manager;
+      entered.text += "." + method + "()";
+      append_unique(out, entered);
+      continue;
+    }
+    if (manager.kind != Value::Kind::instance) continue;
+    std::vector<Value> functions;
+    for (const auto& v : attribute({manager}, method))
+      if (v.kind == Value::Kind::function) functions.push_back(v);
+    // No repository __enter__: a value a @contextmanager generator yields, or a class whose
+    // library base enters as itself (contextlib.AbstractContextManager).
+    if (functions.empty()) append_unique(out, manager);
+    for (const auto& v : call_values(functions)) append_unique(out, v);
   }
   return out;
 }

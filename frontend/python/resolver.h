@@ -97,6 +97,10 @@ class Resolver {
   int argument_offset(int function_scope, const RawReference& site, int caller);
   /// What `for x in iterable` binds x to, given the iterable's values.
   std::vector<Value> element_values(const std::string& iterable, const std::vector<Value>& values, int global_scope);
+  /// What `with manager as y` binds y to: what the manager's `method` (__enter__ or __aenter__)
+  /// returns where the repository defines it, else the manager's value itself (what a
+  /// @contextmanager generator yields; a library base's __enter__ that returns self).
+  std::vector<Value> entered_values(const std::vector<Value>& managers, const std::string& method);
   /// Values of the argument at `position`, when the caller's text of it is known.
   std::vector<Value> passed_argument(const std::vector<std::string>& arguments, std::size_t position, int caller);
   std::vector<Value> returns_of(int function_scope);
