@@ -416,9 +416,18 @@ std::vector<Value> Resolver::resolve_uncached(const std::string& text, int globa
   const Component& head = components[0];
   std::size_t next = 1;
   if (head.name == "super" && !head.suffixes.empty() && head.suffixes[0] == '(') {
-    // super() inside a method (or a function nested in one): the class after this one in the MRO.
+    // super(Cls, obj): Cls names the class to look past; super() inside a method (or a function
+    // nested in one): the class that defines the method.
+    if (!head.arguments[0].empty() && !head.arguments[0][0].empty())
+      for (const auto& named : resolve(head.arguments[0][0], global_scope))
+        if (named.kind == Value::Kind::class_) {
+          Value v;
+          v.kind = Value::Kind::super_;
+          v.id = named.id;
+          append_unique(values, v);
+        }
     int g = global_scope;
-    while (scope(g).kind == Scope::Kind::function) {
+    while (values.empty() && scope(g).kind == Scope::Kind::function) {
       int parent = global(module_of(g), scope(g).parent);
       if (scope(parent).kind == Scope::Kind::class_) {
         Value v;
@@ -519,8 +528,7 @@ std::vector<Value> Resolver::attribute(const std::vector<Value>& values, const s
         }
         break;
       case Value::Kind::super_:
-        found = class_attribute(v.id, name, true, false, true);
-        for (auto& f : found) f.receiver = -1;  // super() names one implementation
+        found = super_attribute(v.id, name);
         break;
       case Value::Kind::external: {
         Value e = v;
@@ -533,6 +541,39 @@ std::vector<Value> Resolver::attribute(const std::vector<Value>& values, const s
     }
     for (const auto& f : found) append_unique(out, f);
   }
+  return out;
+}
+
+std::vector<Value> Resolver::super_attribute(int class_scope, const std::string& name) {
+  const auto key = memo_key('S', class_scope, name);
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
+  DepthGuard guard(depth_);
+  in_progress_.insert(key);
+  // The receiver is an instance of the class or of any subclass; in each one's MRO, super()
+  // continues after the class: in a diamond D(B, C), B's super() reaches C for a D.
+  std::vector<int> types = {class_scope};
+  for (int sub : subclasses(class_scope))
+    if (types.size() < 256) types.push_back(sub);
+  std::vector<Value> out;
+  for (int type : types) {
+    const std::vector<int> order = mro(type);
+    auto at = std::find(order.begin(), order.end(), class_scope);
+    if (at == order.end()) continue;
+    for (auto next = at + 1; next != order.end(); ++next) {
+      auto bindings = bindings_named(*next, name);
+      for (const NameBinding* b : bindings)
+        for (const auto& v : binding_values(*next, *b)) append_unique(out, v);
+      if (!bindings.empty()) break;
+    }
+  }
+  if (out.empty()) {
+    // Nothing in the repository's classes: an attribute set on the instance or a library base's.
+    out = class_attribute(class_scope, name, true, false, true);
+  }
+  for (auto& f : out) f.receiver = -1;  // super() names its implementations, not a virtual call
+  in_progress_.erase(key);
+  memo_[key] = out;
   return out;
 }
 

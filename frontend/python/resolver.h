@@ -105,6 +105,10 @@ class Resolver {
   std::vector<Value> passed_argument(const std::vector<std::string>& arguments, std::size_t position, int caller);
   std::vector<Value> returns_of(int function_scope);
   Value module_value(const std::string& name) const;
+  /// What `super().name` finds in a method of `class_scope` (or `super(class_scope, obj).name`):
+  /// for the class and each subclass the receiver may be, the first class after `class_scope` in
+  /// that type's MRO that binds the name.
+  std::vector<Value> super_attribute(int class_scope, const std::string& name);
   /// Whether a class derives from torch.autograd.Function (its apply() runs forward).
   bool is_autograd_function(int class_scope);
   /// What a parameter named like a pytest fixture receives: that fixture's return values.
