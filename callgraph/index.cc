@@ -42,7 +42,7 @@ std::vector<frontend::Test> IndexResult::tests() const {
 bool is_indexed_source(const std::string& path) { return path.ends_with(".py"); }
 
 // Bumped by hand on format changes; the configure-time hash of the frontend sources catches the rest.
-std::string frontend_version() { return std::string("python-1-") + FASTCI_PYTHON_FRONTEND_HASH; }
+std::string frontend_version() { return std::string("python-2-") + FASTCI_PYTHON_FRONTEND_HASH; }
 
 frontend::FileFacts parse_file(const std::string& path, const std::string& content) {
   return python::parse_module(path, content).facts;

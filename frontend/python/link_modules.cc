@@ -345,7 +345,8 @@ class Linker {
 
   void link_reference(const RawReference& reference) {
     int g = resolver_.global(module_, reference.scope);
-    std::string from = resolver_.symbol_id(g);
+    // A lambda bound by a module- or class-level statement is referenced by that statement's variable.
+    std::string from = reference.owner >= 0 ? reader_of(reference) : resolver_.symbol_id(g);
     auto values = resolver_.resolve(reference.text, g);
     if (reference.kind == EdgeKind::reference) {
       for (const auto& v : values)

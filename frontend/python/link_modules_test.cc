@@ -73,8 +73,11 @@ TEST_F(LinkingFixture, DecoratorsCallbacksNestedAndLambdas) {
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine", p + "pkg.core.traced", EdgeKind::call));
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.step", p + "pkg.core.traced", EdgeKind::decorates));
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.schedule", p + "pkg.util.helper_fn", EdgeKind::reference));
-  // The lambda's call of inner() is attributed to schedule; inner calls helper_fn.
-  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.schedule", p + "pkg.core.Engine.schedule.inner", EdgeKind::call));
+  // apply = lambda value: inner(); apply(1): schedule calls the lambda, which calls inner; the
+  // lambda is referenced where it is made. inner calls helper_fn.
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.schedule", p + "pkg.core.Engine.schedule.<lambda1>", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.schedule", p + "pkg.core.Engine.schedule.<lambda1>", EdgeKind::reference));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.schedule.<lambda1>", p + "pkg.core.Engine.schedule.inner", EdgeKind::call));
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.schedule.inner", p + "pkg.util.helper_fn", EdgeKind::call));
 }
 

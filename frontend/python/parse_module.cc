@@ -427,6 +427,11 @@ class ModuleParser {
     }
     if (is(node, "parenthesized_expression") && ts_node_named_child_count(node) == 1)
       return dotted_text(ts_node_named_child(node, 0), depth + 1);
+    if (is(node, "lambda")) {
+      // A lambda is its scope, written "@<scope index>" as a decorated definition itself is.
+      auto found = lambda_scopes_.find(ts_node_start_byte(node));
+      if (found != lambda_scopes_.end()) return "@" + std::to_string(found->second);
+    }
     return std::nullopt;
   }
 
@@ -514,7 +519,65 @@ class ModuleParser {
   // ---- walking ---------------------------------------------------------------------------------
 
   void visit_block(TSNode node, int scope) {
-    for (TSNode child : children(node)) visit(child, scope);
+    for (TSNode child : children(node)) {
+      register_lambdas(child, scope, 0);
+      visit(child, scope);
+    }
+  }
+
+  /// Gives each lambda a statement evaluates in `scope` its own scope, numbered as PyCG names them
+  /// (<lambda1>, <lambda2>, ... per enclosing scope, in source order), before the statement is
+  /// read: an assignment binds, and a call passes, the lambda's dotted text ("@<index>") before
+  /// the lambda itself is visited. Bodies of nested definitions and lambdas are their own scopes'.
+  void register_lambdas(TSNode node, int scope, int depth) {
+    if (depth > kMaxDepth) return;
+    if (is(node, "lambda")) {
+      uint32_t start = ts_node_start_byte(node);
+      if (lambda_scopes_.count(start)) return;
+      std::string name = "<lambda" + std::to_string(++lambda_counts_[scope]) + ">";
+      lambda_scopes_[start] = add_scope(Scope::Kind::function, child_name(scope, name), name, scope, node, node);
+      return;
+    }
+    if (is(node, "function_definition")) {
+      TSNode parameters = field(node, "parameters");  // defaults are evaluated in `scope`
+      if (!ts_node_is_null(parameters)) register_lambdas(parameters, scope, depth + 1);
+      return;
+    }
+    if (is(node, "class_definition")) {
+      TSNode superclasses = field(node, "superclasses");
+      if (!ts_node_is_null(superclasses)) register_lambdas(superclasses, scope, depth + 1);
+      return;
+    }
+    for (TSNode child : children(node)) register_lambdas(child, scope, depth + 1);
+  }
+
+  /// A lambda: a function scope of its own (named by register_lambdas) whose calls are its own.
+  /// Its enclosing scope references it (a callback kept for reachability, like a function passed
+  /// by name); calls of it link where it is called, through the names and arguments holding it.
+  void define_lambda(TSNode node, int scope) {
+    register_lambdas(node, scope, 0);
+    auto found = lambda_scopes_.find(ts_node_start_byte(node));
+    if (found == lambda_scopes_.end() || found->second == scope) return;
+    int index = found->second;
+    // At module or class level the statement's variables hold the lambda (`key = lambda x: ...`).
+    bool statement_level = record_.scopes[scope].kind != Scope::Kind::function && !statement_variables_.empty();
+    for (int owner : statement_level ? statement_variables_ : std::vector<int>{-1}) {
+      RawReference reference{scope, "@" + std::to_string(index), EdgeKind::reference, line_of(node), false, -1, {}};
+      reference.owner = owner;
+      record_.references.push_back(std::move(reference));
+    }
+    {
+      DefinitionReads reads(*this, index);
+      TSNode parameters = field(node, "parameters");
+      if (!ts_node_is_null(parameters)) read_parameters(parameters, scope, index);
+    }
+    TSNode body = field(node, "body");
+    if (ts_node_is_null(body)) return;
+    std::size_t first_reference = record_.references.size();
+    register_lambdas(body, index, 0);
+    if (auto value = value_text(body)) record_.scopes[index].returns.push_back(*value);
+    visit(body, index);
+    drop_local_reads(index, first_reference);
   }
 
   void visit_children(TSNode node, int scope) {
@@ -601,6 +664,7 @@ class ModuleParser {
       return visit_children(node, scope);
     }
     if (std::strcmp(type, "with_statement") == 0) return with_statement(node, scope);
+    if (std::strcmp(type, "lambda") == 0) return define_lambda(node, scope);
     if (std::strcmp(type, "yield") == 0) {
       // What a generator yields is what iterating its result gives (see the "@element" binding).
       TSNode value = ts_node_named_child(node, 0);
@@ -847,7 +911,7 @@ class ModuleParser {
         binding.target = *callee;
         binding.member = argument_texts(field(value, "arguments"), 0);
       }
-    } else if (is(value, "identifier") || is(value, "attribute")) {
+    } else if (is(value, "identifier") || is(value, "attribute") || is(value, "lambda")) {
       if (auto target = dotted_text(value)) {
         binding.kind = NameBinding::Kind::alias;
         binding.target = *target;
@@ -913,7 +977,8 @@ class ModuleParser {
     auto values = children(arguments);
     if (values.size() != position + 1) return;
     TSNode element = values[position];
-    if (!is(element, "identifier") && !is(element, "attribute") && !is(element, "call")) return;
+    if (!is(element, "identifier") && !is(element, "attribute") && !is(element, "call") && !is(element, "lambda"))
+      return;
     NameBinding binding = value_binding(std::string(text(object)) + "[]", element, line_of(element));
     if (binding.kind != NameBinding::Kind::other) bind(scope, std::move(binding));
   }
@@ -927,7 +992,7 @@ class ModuleParser {
     for (TSNode element : children(value)) {
       if (is(element, "pair")) element = field(element, "value");
       if (ts_node_is_null(element)) continue;
-      if (is(element, "identifier") || is(element, "attribute") || is(element, "call")) {
+      if (is(element, "identifier") || is(element, "attribute") || is(element, "call") || is(element, "lambda")) {
         NameBinding binding = value_binding(name, element, line_of(element));
         if (binding.kind != NameBinding::Kind::other) bind(scope, std::move(binding));
       } else {
@@ -1531,6 +1596,8 @@ class ModuleParser {
   std::vector<bool> variable_annotated_;
   std::unordered_map<int, std::unordered_map<std::string, int>> variable_counts_;
   std::unordered_set<std::string> reads_seen_;
+  std::unordered_map<uint32_t, int> lambda_scopes_;  ///< a lambda's first byte -> its scope
+  std::unordered_map<int, int> lambda_counts_;       ///< scope -> lambdas named in it so far
 };
 
 /// Up to a few syntax errors with their lines: MISSING nodes say what was expected.

@@ -62,8 +62,9 @@ TEST(ParseModule, RecordsRawReferences) {
   EXPECT_TRUE(has_reference(record, m + ".Engine.step", "self.helper.work"));
   EXPECT_TRUE(has_reference(record, m + ".Engine.step", "np.zeros"));
   EXPECT_TRUE(has_reference(record, m + ".Base.run", "self.step"));
-  // Lambdas belong to their enclosing function.
-  EXPECT_TRUE(has_reference(record, m + ".Engine.schedule", "inner"));
+  // A lambda is a scope of its own, named as PyCG names it; its calls are its own.
+  EXPECT_TRUE(has_reference(record, m + ".Engine.schedule.<lambda1>", "inner"));
+  EXPECT_FALSE(has_reference(record, m + ".Engine.schedule", "inner"));
   // A decorator is called by the scope that defines the decorated function.
   bool decorator = false;
   for (const auto& r : record.references)

@@ -694,7 +694,14 @@ void Resolver::index_calls() {
           if (b->kind == NameBinding::Kind::parameter) calls_by_name_[""].emplace_back(m, r);
           if (b->kind == NameBinding::Kind::alias) {
             std::size_t alias_dot = b->target.rfind('.');
-            calls_by_name_[b->target.substr(alias_dot == std::string::npos ? 0 : alias_dot + 1)].emplace_back(m, r);
+            std::string target = b->target.substr(alias_dot == std::string::npos ? 0 : alias_dot + 1);
+            // f = lambda x: ...; f(a): "@<index>" is the lambda, indexed under its scope's name.
+            if (target.size() > 1 && target[0] == '@' &&
+                target.find_first_not_of("0123456789", 1) == std::string::npos) {
+              int local = std::atoi(target.c_str() + 1);
+              if (local > 0 && local < static_cast<int>(modules_[m].scopes.size())) target = modules_[m].scopes[local].name;
+            }
+            calls_by_name_[target].emplace_back(m, r);
           }
         }
         if (!bound.empty() || scope(g).kind == Scope::Kind::module) break;
