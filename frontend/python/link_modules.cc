@@ -77,7 +77,7 @@ class Linker {
   }
 
   /// A module's variables named `name`, or, where it binds none, those its star imports bring
-  /// (`from .constants import *`, followed transitively; `__all__` is not consulted, which can only add).
+  /// (`from .constants import *`, followed transitively where the imported module exports the name).
   std::vector<std::string> module_variables(int module, const std::string& name) {
     std::vector<std::string> out;
     std::vector<int> queue{module};
@@ -93,7 +93,7 @@ class Linker {
       for (const auto& b : resolver_.scope(g).bindings) {
         if (b.kind != NameBinding::Kind::star_import) continue;
         int target = resolver_.find_module(b.target, queue[i]);
-        if (target >= 0 && seen.insert(target).second) queue.push_back(target);
+        if (target >= 0 && resolver_.star_exports(target, name) && seen.insert(target).second) queue.push_back(target);
       }
     }
     return out;

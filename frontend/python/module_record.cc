@@ -162,14 +162,15 @@ std::string serialize(const ModuleRecord& record) {
   json extensions = json::array();
   for (const auto& e : record.extensions)
     extensions.push_back(json::array({e.name, e.absolute_name, e.builder_class, e.sources, e.line}));
-  json j = {{"format", "fastci-python-module/5"},
+  json j = {{"format", "fastci-python-module/6"},
             {"facts", to_json(record.facts)},
             {"module", record.module_name},
             {"package", record.is_package},
             {"scopes", scopes},
             {"references", references},
             {"extensions", extensions},
-            {"variables", variables}};
+            {"variables", variables},
+            {"exports", record.star_exports ? json(*record.star_exports) : json()}};
   // MessagePack: about twice as fast to read back as JSON text, and it keeps bytes that are not
   // UTF-8 as they are.
   std::vector<std::uint8_t> bytes = json::to_msgpack(j);
@@ -180,7 +181,7 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes) {
   json j = json::from_msgpack(bytes.begin(), bytes.end(), /*strict=*/true, /*allow_exceptions=*/false);
   if (j.is_discarded()) return util::Error{"cached Python module record is not valid MessagePack"};
   try {
-    if (j.at("format") != "fastci-python-module/5")
+    if (j.at("format") != "fastci-python-module/6")
       return util::Error{"cached Python module record has an unknown format"};
     ModuleRecord record;
     auto facts = file_facts_from_json(j.at("facts"));
@@ -216,6 +217,7 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes) {
     for (const auto& v : j.at("variables"))
       record.variables.push_back({v.at(0).get<int>(), v.at(1).get<std::string>(), v.at(2).get<bool>(),
                                   v.at(3).get<std::string>(), v.at(4).get<std::string>()});
+    if (!j.at("exports").is_null()) record.star_exports = j.at("exports").get<std::vector<std::string>>();
     int scope_count = static_cast<int>(record.scopes.size());
     if (scope_count == 0 || record.facts.symbols.size() != record.scopes.size() + record.variables.size())
       return util::Error{"cached Python module record: scopes do not match symbols"};

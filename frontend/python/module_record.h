@@ -133,6 +133,10 @@ struct ModuleRecord {
   std::vector<RawReference> references;
   std::vector<ExtensionModule> extensions;  ///< native extensions the file declares (setup.py, op builders)
   std::vector<Variable> variables;          ///< module- and class-level names, after the scopes' symbols
+  /// The names `from <this module> import *` binds, from a literal `__all__` (assigned, `+=`,
+  /// `.extend`/`.append`ed; several assignments are unioned). None when the module defines no
+  /// `__all__` or builds it in a way not read here: then every public name, which can only add.
+  std::optional<std::vector<std::string>> star_exports;
 };
 
 /// Cache form of a record (MessagePack).

@@ -107,6 +107,7 @@ class ModuleParser {
     visit_block(root, 0);
     for (std::size_t i = 0; i < record_.scopes.size(); ++i) finish_symbol(i);
     for (auto& symbol : variable_symbols_) record_.facts.symbols.push_back(std::move(symbol));
+    if (all_state_ == AllState::literal) record_.star_exports = std::move(all_names_);
   }
 
   /// Module symbol only, for files that cannot be parsed at all.
@@ -631,6 +632,9 @@ class ModuleParser {
       TSNode left = field(node, "left");
       if (!ts_node_is_null(left) && is(left, "identifier") && record_.scopes[scope].kind != Scope::Kind::function)
         bind(scope, {std::string(text(left)), NameBinding::Kind::other, "", "", -1, line_of(left)});
+      if (!ts_node_is_null(left) && is(left, "identifier") && text(left) == "__all__" &&
+          record_.scopes[scope].kind == Scope::Kind::module)
+        read_all(field(node, "right"));
       return visit_children(node, scope);
     }
     if (std::strcmp(type, "global_statement") == 0) {
@@ -758,6 +762,13 @@ class ModuleParser {
   void call(TSNode node, int scope) {
     TSNode function = field(node, "function");
     TSNode arguments = field(node, "arguments");
+    if (record_.scopes[scope].kind == Scope::Kind::module && !ts_node_is_null(function) && !ts_node_is_null(arguments))
+      if (auto callee = dotted_text(function); callee && (*callee == "__all__.extend" || *callee == "__all__.append")) {
+        auto values = children(arguments);
+        if (values.size() != 1) all_state_ = AllState::dynamic;
+        else if (*callee == "__all__.extend") read_all(values[0]);
+        else read_all_name(values[0]);
+      }
     if (!ts_node_is_null(function)) {
       auto callee = dotted_text(function);
       RawReference reference;
@@ -803,6 +814,31 @@ class ModuleParser {
       visit_target(target, scope);
     }
     if (!ts_node_is_null(value)) visit(value, scope);
+  }
+
+  /// A module-level `__all__ = [...]` (or `+=`, `.extend(...)`): its string names join the star
+  /// exports; anything else it is given makes them unknown (every public name).
+  void read_all(TSNode value) {
+    if (all_state_ == AllState::dynamic) return;
+    if (!ts_node_is_null(value) && (is(value, "list") || is(value, "tuple"))) {
+      all_state_ = AllState::literal;  // `__all__ = []` exports nothing
+      for (TSNode item : children(value))
+        if (!is(item, "comment")) read_all_name(item);
+      return;
+    }
+    all_state_ = AllState::dynamic;
+  }
+
+  /// One name of `__all__`: a string literal, else the exports become unknown.
+  void read_all_name(TSNode item) {
+    if (all_state_ == AllState::dynamic) return;
+    auto name = is(item, "string") ? string_literal_value(text(item)) : std::nullopt;
+    if (!name) {
+      all_state_ = AllState::dynamic;
+      return;
+    }
+    all_state_ = AllState::literal;
+    if (std::find(all_names_.begin(), all_names_.end(), *name) == all_names_.end()) all_names_.push_back(*name);
   }
 
   /// `__name__ == "__main__"` (either order, either quotes).
@@ -1022,6 +1058,7 @@ class ModuleParser {
     std::string_view name = text(target);
     Scope& s = record_.scopes[scope];
     if (s.kind == Scope::Kind::module) constants_[std::string(name)] = value;
+    if (s.kind == Scope::Kind::module && name == "__all__") read_all(value);
     if (s.kind == Scope::Kind::function) return;
     if (name == "pytestmark") {
       std::vector<TSNode> items = (is(value, "list") || is(value, "tuple")) ? children(value)
@@ -1596,6 +1633,10 @@ class ModuleParser {
   std::vector<bool> variable_annotated_;
   std::unordered_map<int, std::unordered_map<std::string, int>> variable_counts_;
   std::unordered_set<std::string> reads_seen_;
+  /// What the module's `__all__` is so far: not defined, literal names (all_names_), or unknown.
+  enum class AllState { none, literal, dynamic };
+  AllState all_state_ = AllState::none;
+  std::vector<std::string> all_names_;
   std::unordered_map<uint32_t, int> lambda_scopes_;  ///< a lambda's first byte -> its scope
   std::unordered_map<int, int> lambda_counts_;       ///< scope -> lambdas named in it so far
 };

@@ -230,6 +230,12 @@ std::uint64_t Resolver::memo_key(char tag, std::uint32_t subject, std::string_vi
          (static_cast<std::uint64_t>(subject & 0xFFFFFFu) << 32) | intern(text);
 }
 
+bool Resolver::star_exports(int module, const std::string& name) const {
+  const auto& exports = modules_[module].star_exports;
+  if (exports) return std::find(exports->begin(), exports->end(), name) != exports->end();
+  return !name.empty() && name[0] != '_';
+}
+
 std::vector<Value> Resolver::lookup(int global_scope, const std::string& name) {
   const auto key = memo_key('L', global_scope, name);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
@@ -381,9 +387,8 @@ std::vector<Value> Resolver::module_attribute(const std::string& module, const s
     if (out.empty() && bindings.empty()) {
       for (const auto& b : scope(g).bindings) {
         if (b.kind != NameBinding::Kind::star_import) continue;
-        if (!name.empty() && name[0] == '_') break;  // star imports skip private names
         int found = find_module(b.target, index->second);
-        if (found < 0) continue;
+        if (found < 0 || !star_exports(found, name)) continue;
         for (const auto& v : module_attribute(modules_[found].module_name, name)) append_unique(out, v);
         if (!out.empty()) break;
       }

@@ -66,6 +66,9 @@ class Resolver {
   std::vector<int> overriders(int class_scope, const std::string& name);
   /// A function or class defined directly in a class body under that name, or -1.
   int own_member(int class_scope, const std::string& name) const;
+  /// Whether `from <module> import *` binds `name`: listed in the module's literal `__all__`,
+  /// else public (no leading underscore).
+  bool star_exports(int module, const std::string& name) const;
   /// Bindings of a name in a scope, through the per-scope sorted index.
   std::vector<const NameBinding*> bindings_named(int global_scope, std::string_view name) const;
 
