@@ -36,4 +36,12 @@ bool returns_library_value(std::string_view name) {
   return contains(kLibrary, name);
 }
 
+bool calls_its_arguments(std::string_view name) {
+  static constexpr std::array<std::string_view, 13> kHigherOrder = {
+      "filter",           "functools.reduce",     "itertools.accumulate", "itertools.dropwhile", "itertools.filterfalse",
+      "itertools.groupby", "itertools.starmap",   "itertools.takewhile",  "map",                 "max",
+      "min",              "reduce",               "sorted"};
+  return contains(kHigherOrder, name);
+}
+
 }  // namespace fastci::frontend::python

@@ -343,6 +343,27 @@ class Linker {
     }
   }
 
+  /// map(f, xs), sorted(xs, key=f): a library function that calls the functions it is given
+  /// (builtins.h) makes its caller call them. Only repository functions and classes passed to it
+  /// count (an iterable passed beside them is not called).
+  void link_called_arguments(const std::vector<Value>& callee, const RawReference& reference, int g,
+                             std::vector<std::pair<std::string, EdgeKind>>& targets) {
+    if (reference.kind != EdgeKind::call || reference.arguments.empty()) return;
+    bool higher_order = callee.empty() ? calls_its_arguments(reference.text) : true;
+    for (const auto& v : callee)
+      higher_order &= v.kind == Value::Kind::external && calls_its_arguments(v.text);
+    if (!higher_order) return;
+    std::vector<Value> called;
+    for (const auto& argument : reference.arguments) {
+      std::size_t equals = argument.find('=');
+      std::string text = equals == std::string::npos ? argument : argument.substr(equals + 1);
+      if (text.empty()) continue;
+      for (const auto& v : resolver_.resolve(text, g))
+        if (v.kind == Value::Kind::function || v.kind == Value::Kind::class_) called.push_back(v);
+    }
+    call_targets(called, targets);
+  }
+
   void link_reference(const RawReference& reference) {
     int g = resolver_.global(module_, reference.scope);
     // A lambda bound by a module- or class-level statement is referenced by that statement's variable.
@@ -365,6 +386,7 @@ class Linker {
       targets.emplace_back("?" + reference.text, EdgeKind::call);
       link_unresolved_call(from, reference, g);
     }
+    link_called_arguments(values, reference, g, targets);
     for (const auto& [to, kind] : targets) {
       add(from, to, kind, reference.line);
       if (reference.kind == EdgeKind::decorates && reference.decorated >= 0)

@@ -991,12 +991,42 @@ class ModuleParser {
     if (target_is_sequence && value_is_sequence) {
       auto lefts = children(target);
       auto rights = children(value);
-      if (lefts.size() == rights.size()) {
+      if (lefts.size() == rights.size() && std::none_of(lefts.begin(), lefts.end(), [](TSNode n) {
+            return is(n, "list_splat_pattern");
+          })) {
         for (std::size_t i = 0; i < lefts.size(); ++i) bind_target(lefts[i], rights[i], scope);
         return;
       }
+      if (bind_starred(lefts, rights, scope)) return;
     }
     bind_unknown_targets(target, scope);
+  }
+
+  /// `a, *rest, z = f, g, h, k`: the names before the starred one take values from the front,
+  /// those after it from the back, and the starred name is a list of what is left (bound as its
+  /// elements, "rest[]", the way a list literal's are). False when the shapes do not fit.
+  bool bind_starred(const std::vector<TSNode>& lefts, const std::vector<TSNode>& rights, int scope) {
+    auto star = std::find_if(lefts.begin(), lefts.end(), [](TSNode n) { return is(n, "list_splat_pattern"); });
+    if (star == lefts.end() || std::count_if(lefts.begin(), lefts.end(), [](TSNode n) {
+          return is(n, "list_splat_pattern");
+        }) != 1)
+      return false;
+    if (std::any_of(rights.begin(), rights.end(), [](TSNode n) { return is(n, "list_splat") || is(n, "comment"); }))
+      return false;
+    std::size_t before = static_cast<std::size_t>(star - lefts.begin());
+    std::size_t after = lefts.size() - before - 1;
+    if (rights.size() < before + after) return false;
+    for (std::size_t i = 0; i < before; ++i) bind_target(lefts[i], rights[i], scope);
+    for (std::size_t i = 0; i < after; ++i) bind_target(lefts[before + 1 + i], rights[rights.size() - after + i], scope);
+    TSNode name = ts_node_named_child(*star, 0);
+    if (ts_node_is_null(name) || !is(name, "identifier")) return true;
+    std::string list(text(name));
+    bind(scope, {list, NameBinding::Kind::other, "", "", -1, line_of(name)});
+    for (std::size_t i = before; i < rights.size() - after; ++i) {
+      NameBinding element = value_binding(list + "[]", rights[i], line_of(rights[i]));
+      if (element.kind != NameBinding::Kind::other) bind(scope, std::move(element));
+    }
+    return true;
   }
 
   /// `reqs.append(handle)`, `seen.add(x)`, `q.insert(0, x)`: what a container a local name holds

@@ -458,9 +458,14 @@ std::vector<Value> Resolver::resolve_uncached(const std::string& text, int globa
       values = head.suffixes[k] == '(' ? call_values(values, head.arguments[k], global_scope) : std::vector<Value>{};
   } else {
     values = lookup(global_scope, head.name);
+    // The builtin map (no scope binds the name) returns what its function returns.
+    const bool builtin_map = values.empty() && head.name == "map";
     std::string element = head.name;  // d, then d[] (what d holds), d[][] while only subscripts follow
     for (std::size_t k = 0; k < head.suffixes.size(); ++k) {
-      if (head.suffixes[k] == '(') {
+      if (head.suffixes[k] == '(' && k == 0 && builtin_map) {
+        values = mapped_values(head.arguments[k], global_scope);
+        element.clear();
+      } else if (head.suffixes[k] == '(') {
         values = call_values(values, head.arguments[k], global_scope);
         element.clear();
       } else if (!element.empty()) {
@@ -848,6 +853,15 @@ std::vector<Value> Resolver::entered_values(const std::vector<Value>& managers, 
     for (const auto& v : call_values(functions)) append_unique(out, v);
   }
   return out;
+}
+
+std::vector<Value> Resolver::mapped_values(const std::vector<std::string>& arguments, int caller) {
+  std::vector<Value> functions;
+  for (const auto& argument : arguments)
+    if (!argument.empty())
+      for (const auto& v : resolve(argument, caller))
+        if (v.kind == Value::Kind::function || v.kind == Value::Kind::class_) functions.push_back(v);
+  return call_values(functions);
 }
 
 std::vector<Value> Resolver::passed_argument(const std::vector<std::string>& arguments, std::size_t position,

@@ -104,6 +104,9 @@ class Resolver {
   /// returns where the repository defines it, else the manager's value itself (what a
   /// @contextmanager generator yields; a library base's __enter__ that returns self).
   std::vector<Value> entered_values(const std::vector<Value>& managers, const std::string& method);
+  /// What iterating `map(f, xs)` gives: what the functions (and classes) among its arguments
+  /// return; the iterables beside them are no callables.
+  std::vector<Value> mapped_values(const std::vector<std::string>& arguments, int caller);
   /// Values of the argument at `position`, when the caller's text of it is known.
   std::vector<Value> passed_argument(const std::vector<std::string>& arguments, std::size_t position, int caller);
   std::vector<Value> returns_of(int function_scope);
