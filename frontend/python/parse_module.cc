@@ -961,6 +961,7 @@ class ModuleParser {
       for (auto& binding : value_bindings(std::string(text(target)), value, line_of(target)))
         bind(scope, std::move(binding));
       bind_elements(std::string(text(target)) + "[]", value, scope, 0);
+      bind_slice(std::string(text(target)), value, scope);
       return;
     }
     if (is(target, "subscript")) {
@@ -1029,7 +1030,17 @@ class ModuleParser {
     return true;
   }
 
-  /// `reqs.append(handle)`, `seen.add(x)`, `q.insert(0, x)`: what a container a local name holds
+  /// `part = xs[1:3]`: a slice holds elements of the container it is cut from ("part[]" is an
+  /// alias of "xs[]").
+  void bind_slice(const std::string& name, TSNode value, int scope) {
+    if (!is(value, "subscript")) return;
+    TSNode index = field(value, "subscript");
+    if (ts_node_is_null(index) || !is(index, "slice")) return;
+    auto container = dotted_text(value);
+    if (container) bind(scope, {name + "[]", NameBinding::Kind::alias, *container, "", -1, line_of(value)});
+  }
+
+  /// `reqs.append(handle)`, `seen.add(x)`, `q.insert(0, x)`, `d.update({...})`: what a container a local name holds
   /// gains an element, bound under "reqs[]" as a literal's elements are, so `reqs[-1].wait()`
   /// resolves to what was appended (a library's value, say) instead of to nothing.
   void bind_added_element(TSNode function, TSNode arguments, int scope) {
@@ -1038,9 +1049,15 @@ class ModuleParser {
     TSNode method = field(function, "attribute");
     if (ts_node_is_null(object) || ts_node_is_null(method) || !is(object, "identifier")) return;
     std::string_view name = text(method);
+    auto values = children(arguments);
+    if (name == "update" || name == "extend") {
+      // d.update({"k": f}), xs.extend([f, g]): the literal's elements join the container's.
+      for (TSNode added : values)
+        if (!is(added, "keyword_argument")) bind_elements(std::string(text(object)) + "[]", added, scope, 0);
+      return;
+    }
     std::size_t position = name == "insert" ? 1 : 0;
     if (name != "append" && name != "add" && name != "appendleft" && name != "insert") return;
-    auto values = children(arguments);
     if (values.size() != position + 1) return;
     TSNode element = values[position];
     if (!is(element, "identifier") && !is(element, "attribute") && !is(element, "call") && !is(element, "lambda"))
@@ -1242,7 +1259,48 @@ class ModuleParser {
     TSNode body = field(node, "body");
     std::size_t first_reference = record_.references.size();
     if (!ts_node_is_null(body)) visit_block(body, index);
+    hoist_container_stores(index);
     drop_local_reads(index, first_reference);
+  }
+
+  /// `d[key] = f` (or d.append(f)) in a function where d is no local: the store goes into the
+  /// module's container, so its element bindings ("d[]") move to the module, still evaluated in
+  /// the function. Names an enclosing function binds stay where they are.
+  void hoist_container_stores(int function) {
+    auto& bindings = record_.scopes[function].bindings;
+    auto is_local = [&](std::string_view base) {
+      for (const auto& b : bindings)
+        if (b.name == base) return true;
+      return false;
+    };
+    auto enclosing_binds = [&](std::string_view base) {
+      for (int s = record_.scopes[function].parent; s > 0; s = record_.scopes[s].parent)
+        if (record_.scopes[s].kind == Scope::Kind::function)
+          for (const auto& b : record_.scopes[s].bindings)
+            if (b.name == base) return true;
+      return false;
+    };
+    std::vector<bool> hoist(bindings.size(), false);
+    bool any = false;
+    for (std::size_t i = 0; i < bindings.size(); ++i) {
+      const auto& b = bindings[i];
+      std::size_t bracket = b.name.find('[');
+      if (bracket == std::string::npos || bracket == 0 || b.kind == NameBinding::Kind::parameter) continue;
+      std::string_view base = std::string_view(b.name).substr(0, bracket);
+      hoist[i] = !is_local(base) && !enclosing_binds(base);
+      any |= hoist[i];
+    }
+    if (!any) return;
+    std::vector<NameBinding> kept;
+    for (std::size_t i = 0; i < bindings.size(); ++i) {
+      if (!hoist[i]) {
+        kept.push_back(std::move(bindings[i]));
+        continue;
+      }
+      bindings[i].scope = function;
+      record_.scopes[0].bindings.push_back(std::move(bindings[i]));
+    }
+    bindings = std::move(kept);
   }
 
   void read_parameters(TSNode parameters, int outer, int index) {

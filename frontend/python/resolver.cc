@@ -471,6 +471,7 @@ std::vector<Value> Resolver::resolve_uncached(const std::string& text, int globa
       } else if (!element.empty()) {
         element += "[]";
         values = lookup(global_scope, element);
+        if (values.empty() && element == head.name + "[]") values = held_elements(global_scope, head.name);
       } else {
         values.clear();
       }
@@ -851,6 +852,38 @@ std::vector<Value> Resolver::entered_values(const std::vector<Value>& managers, 
     // library base enters as itself (contextlib.AbstractContextManager).
     if (functions.empty()) append_unique(out, manager);
     for (const auto& v : call_values(functions)) append_unique(out, v);
+  }
+  return out;
+}
+
+std::vector<Value> Resolver::held_elements(int global_scope, const std::string& name) {
+  std::vector<Value> out;
+  int m = module_of(global_scope);
+  for (int g = global_scope, first = 1;; first = 0) {
+    const Scope& s = scope(g);
+    auto bindings = s.kind != Scope::Kind::class_ || first ? bindings_named(g, name) : std::vector<const NameBinding*>{};
+    for (const NameBinding* b : bindings) {
+      int where = g;
+      if (b->scope >= 0 && b->kind != NameBinding::Kind::definition && s.kind == Scope::Kind::module)
+        where = global(m, b->scope);
+      if (b->kind == NameBinding::Kind::alias && b->member.empty() &&
+          b->target.find_first_of("([") == std::string::npos) {
+        for (const auto& v : resolve(b->target + "[]", where)) append_unique(out, v);  // other = table
+      } else if (b->kind == NameBinding::Kind::call_result) {
+        // table = build(): the containers build returns by name hold the elements.
+        for (const auto& f : resolve(b->target, where)) {
+          if (f.kind != Value::Kind::function) continue;
+          for (const auto& returned : scope(f.id).returns)
+            if (returned.find_first_of(".([") == std::string::npos)
+              for (const auto& v : resolve(returned + "[]", f.id)) append_unique(out, v);
+        }
+      } else if (b->kind == NameBinding::Kind::from_import) {
+        int found = find_module(b->target, m);
+        if (found >= 0 && found != m) for (const auto& v : resolve(b->member + "[]", global(found, 0))) append_unique(out, v);
+      }
+    }
+    if (!bindings.empty() || s.kind == Scope::Kind::module) break;
+    g = global(m, s.parent);
   }
   return out;
 }

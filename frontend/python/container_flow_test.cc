@@ -1,0 +1,84 @@
+// What containers hold, followed past their literal: update/extend, slices, containers returned
+// by functions or imported from other modules, and stores into a module's container from a function.
+#include <gtest/gtest.h>
+
+#include "frontend/python/link_modules.h"
+#include "frontend/python/parse_module.h"
+#include "frontend/python/python_test_support.h"
+
+namespace fastci::frontend::python {
+namespace {
+
+using testing::has_edge;
+
+TEST(ContainerFlow, ElementsFollowUpdatesSlicesReturnsImportsAndGlobalStores) {
+  std::vector<ModuleRecord> modules;
+  modules.push_back(parse_module("registry.py",
+                                 "def fwd(): pass\n"
+                                 "def bwd(): pass\n"
+                                 "def late(): pass\n"
+                                 "HANDLERS = {}\n"
+                                 "def register(name='fwd'):\n"
+                                 "    HANDLERS[name] = fwd\n"
+                                 "def register_local():\n"
+                                 "    table = {}\n"
+                                 "    table['x'] = bwd\n"
+                                 "    return table\n"));
+  modules.push_back(parse_module("use.py",
+                                 "from registry import HANDLERS, register_local, fwd, bwd, late\n"
+                                 "def build():\n"
+                                 "    ops = {'f': fwd}\n"
+                                 "    return ops\n"
+                                 "def dispatch():\n"
+                                 "    HANDLERS['fwd']()\n"
+                                 "def from_return():\n"
+                                 "    ops = build()\n"
+                                 "    ops['f']()\n"
+                                 "    register_local()['x']\n"
+                                 "    local = register_local()\n"
+                                 "    local['x']()\n"
+                                 "def updated():\n"
+                                 "    ops = {'f': fwd}\n"
+                                 "    ops.update({'b': bwd})\n"
+                                 "    seq = [fwd]\n"
+                                 "    seq.extend([late])\n"
+                                 "    ops['b']()\n"
+                                 "    seq[1]()\n"
+                                 "def sliced():\n"
+                                 "    seq = [fwd, bwd, late]\n"
+                                 "    tail = seq[1:]\n"
+                                 "    tail[0]()\n"));
+  auto facts = link_modules(std::move(modules));
+  // HANDLERS[name] = fwd inside register stores into the module's dict; use.py imports it.
+  EXPECT_TRUE(has_edge(facts, "py:use.dispatch", "py:registry.fwd", EdgeKind::call));
+  // A container a function returns by name.
+  EXPECT_TRUE(has_edge(facts, "py:use.from_return", "py:registry.fwd", EdgeKind::call));
+  // ... and one filled by a subscript store in a function where it is local (not hoisted).
+  EXPECT_TRUE(has_edge(facts, "py:use.from_return", "py:registry.bwd", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:use.updated", "py:registry.bwd", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:use.updated", "py:registry.late", EdgeKind::call));
+  // A slice holds (some of) the elements; index-insensitive, so all of them.
+  EXPECT_TRUE(has_edge(facts, "py:use.sliced", "py:registry.bwd", EdgeKind::call));
+}
+
+TEST(ContainerFlow, StoresIntoALocalContainerStayLocal) {
+  auto record = parse_module("m.py",
+                             "def f(): pass\n"
+                             "def local():\n"
+                             "    d = {}\n"
+                             "    d['k'] = f\n"
+                             "def param(d):\n"
+                             "    d['k'] = f\n"
+                             "def module_level():\n"
+                             "    D['k'] = f\n");
+  bool module_has_D = false, module_has_d = false;
+  for (const auto& b : record.scopes[0].bindings) {
+    module_has_D |= b.name == "D[]";
+    module_has_d |= b.name == "d[]";
+  }
+  EXPECT_TRUE(module_has_D);
+  EXPECT_FALSE(module_has_d);
+}
+
+}  // namespace
+}  // namespace fastci::frontend::python
