@@ -8,8 +8,10 @@
 /// mod.outer.inner (no "<locals>"). A name defined twice in one scope (property setters,
 /// if/else definitions) gets "#2", "#3", ... on the later ones. A module- or class-level name
 /// bound by an assignment or import is a variable "py:<scope>.<name>=" ("=#2" on repeats), apart
-/// from definitions of the same name. Lambdas and comprehensions are not
-/// scopes: what they call is attributed to the enclosing function.
+/// from definitions of the same name. A lambda is a function scope named as PyCG names it,
+/// "<lambda1>", "<lambda2>", ... per enclosing scope in source order (mod.f.<lambda1>); Python's
+/// own frames say "f.<locals>.<lambda>" for each of them (co_firstlineno tells them apart).
+/// Comprehensions are not scopes: what they call is attributed to the enclosing function.
 
 #include <optional>
 #include <string>
