@@ -44,6 +44,12 @@ TEST(ContainerFlow, ElementsFollowUpdatesSlicesReturnsImportsAndGlobalStores) {
                                  "    seq.extend([late])\n"
                                  "    ops['b']()\n"
                                  "    seq[1]()\n"
+                                 "def looped():\n"
+                                 "    for op in build():\n"
+                                 "        pass\n"
+                                 "    ops = build()\n"
+                                 "    for op in ops:\n"
+                                 "        op()\n"
                                  "def sliced():\n"
                                  "    seq = [fwd, bwd, late]\n"
                                  "    tail = seq[1:]\n"
@@ -57,6 +63,8 @@ TEST(ContainerFlow, ElementsFollowUpdatesSlicesReturnsImportsAndGlobalStores) {
   EXPECT_TRUE(has_edge(facts, "py:use.from_return", "py:registry.bwd", EdgeKind::call));
   EXPECT_TRUE(has_edge(facts, "py:use.updated", "py:registry.bwd", EdgeKind::call));
   EXPECT_TRUE(has_edge(facts, "py:use.updated", "py:registry.late", EdgeKind::call));
+  // Iterating a name that holds a returned container.
+  EXPECT_TRUE(has_edge(facts, "py:use.looped", "py:registry.fwd", EdgeKind::call));
   // A slice holds (some of) the elements; index-insensitive, so all of them.
   EXPECT_TRUE(has_edge(facts, "py:use.sliced", "py:registry.bwd", EdgeKind::call));
 }

@@ -821,8 +821,11 @@ std::vector<Value> Resolver::parameter_flow(int function_scope, const std::strin
 std::vector<Value> Resolver::element_values(const std::string& iterable, const std::vector<Value>& values,
                                             int global_scope) {
   std::vector<Value> out;
-  if (iterable.find_first_of(".([") == std::string::npos)
-    for (const auto& v : lookup(global_scope, iterable + "[]")) append_unique(out, v);  // a literal's elements
+  if (iterable.find_first_of(".([") == std::string::npos) {
+    auto held = lookup(global_scope, iterable + "[]");  // a literal's elements
+    if (held.empty()) held = held_elements(global_scope, iterable);  // another name's, a returned one's
+    for (const auto& v : held) append_unique(out, v);
+  }
   for (const auto& v : values) {
     if (v.kind == Value::Kind::instance) {
       // for x in obj: x is what obj.__iter__().__next__() returns.
