@@ -47,12 +47,33 @@ RepositoryFacts link_context_fixture() {
                                  "        pass\n"
                                  "def swap_state(name):\n"
                                  "    pass\n"
-                                 "_TRACKER = Tracker()\n"
-                                 "def get_cuda_rng_tracker():\n"
-                                 "    return _TRACKER\n"));
+                                 "class TETracker(Tracker):\n"
+                                 "    pass\n"
+                                 "_TRACKER = None\n"
+                                 "def initialize_rng_tracker(use_te=False):\n"
+                                 "    global _TRACKER\n"
+                                 "    if use_te:\n"
+                                 "        base_tracker = TETracker\n"
+                                 "    else:\n"
+                                 "        base_tracker = Tracker\n"
+                                 "    _TRACKER = base_tracker()\n"
+                                 "def get_cuda_rng_tracker(use_te=False):\n"
+                                 "    initialize_rng_tracker(use_te)\n"
+                                 "    return _TRACKER\n"
+                                 "@contextlib.contextmanager\n"
+                                 "def fork_default():\n"
+                                 "    with get_cuda_rng_tracker().fork():\n"
+                                 "        yield\n"));
   modules.push_back(parse_module("use.py",
                                  "import torch\n"
                                  "import ds\n"
+                                 "from contextlib import contextmanager\n"
+                                 "@contextmanager\n"
+                                 "def timer(name):\n"
+                                 "    yield\n"
+                                 "def timed():\n"
+                                 "    with timer('step'):\n"
+                                 "        pass\n"
                                  "from mg.random import get_cuda_rng_tracker\n"
                                  "class AsyncSession:\n"
                                  "    async def __aenter__(self):\n"
@@ -94,6 +115,10 @@ TEST(ContextManagers, ContextmanagerGeneratorsAreCalledAndBindWhatTheyYield) {
   EXPECT_TRUE(has_edge(facts, "py:use.dropout_in_region", "py:mg.random.get_cuda_rng_tracker", EdgeKind::call));
   EXPECT_TRUE(has_edge(facts, "py:use.dropout_in_region", "py:mg.random.Tracker.fork", EdgeKind::call));
   EXPECT_TRUE(has_edge(facts, "py:mg.random.Tracker.fork", "py:mg.random.swap_state", EdgeKind::call));
+  // Through the generator function Megatron's tensor-parallel code enters it by, and a plain
+  // @contextmanager function: calling it is the edge.
+  EXPECT_TRUE(has_edge(facts, "py:mg.random.fork_default", "py:mg.random.Tracker.fork", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:use.timed", "py:use.timer", EdgeKind::call));
   // `as stream` is what fork yields.
   EXPECT_TRUE(has_edge(facts, "py:use.dropout_in_region", "py:mg.random.Stream.synchronize", EdgeKind::call));
   // A library manager's __enter__ is no edge (it would only be a placeholder).
