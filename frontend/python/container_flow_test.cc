@@ -69,6 +69,36 @@ TEST(ContainerFlow, ElementsFollowUpdatesSlicesReturnsImportsAndGlobalStores) {
   EXPECT_TRUE(has_edge(facts, "py:use.sliced", "py:registry.bwd", EdgeKind::call));
 }
 
+TEST(ContainerFlow, LoopsOverEnumerateZipItemsAndValuesBindTheElements) {
+  std::vector<ModuleRecord> modules;
+  modules.push_back(parse_module("m.py",
+                                 "def f(): pass\n"
+                                 "def g(): pass\n"
+                                 "def h(): pass\n"
+                                 "HOOKS = {'f': f, 'g': g}\n"
+                                 "def by_index():\n"
+                                 "    steps = [f]\n"
+                                 "    for i, fn in enumerate(steps):\n"
+                                 "        fn()\n"
+                                 "def pairs():\n"
+                                 "    names = ['a']\n"
+                                 "    fns = [h]\n"
+                                 "    for name, fn in zip(names, fns):\n"
+                                 "        fn()\n"
+                                 "def items():\n"
+                                 "    for key, hook in HOOKS.items():\n"
+                                 "        hook()\n"
+                                 "def values():\n"
+                                 "    for hook in HOOKS.values():\n"
+                                 "        hook()\n"));
+  auto facts = link_modules(std::move(modules));
+  EXPECT_TRUE(has_edge(facts, "py:m.by_index", "py:m.f", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:m.pairs", "py:m.h", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:m.items", "py:m.f", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:m.items", "py:m.g", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:m.values", "py:m.g", EdgeKind::call));
+}
+
 TEST(ContainerFlow, StoresIntoALocalContainerStayLocal) {
   auto record = parse_module("m.py",
                              "def f(): pass\n"

@@ -661,10 +661,13 @@ class ModuleParser {
         record_.references.push_back(
             {scope, *iterable + ".__iter__().__next__", EdgeKind::call, line_of(right), false, -1, {}});
       }
-      if (!ts_node_is_null(left) && is(left, "identifier") && iterable)
+      if (!ts_node_is_null(left) && !ts_node_is_null(right) && bind_iteration_helpers(left, right, scope)) {
+        // for i, f in enumerate(fns) / zip(a, b) / d.items(), for f in d.values(): bound per target.
+      } else if (!ts_node_is_null(left) && is(left, "identifier") && iterable) {
         bind(scope, {std::string(text(left)), NameBinding::Kind::alias, *iterable, "@element", -1, line_of(left)});
-      else if (!ts_node_is_null(left))
+      } else if (!ts_node_is_null(left)) {
         bind_unknown_targets(left, scope);
+      }
       return visit_children(node, scope);
     }
     if (std::strcmp(type, "with_statement") == 0) return with_statement(node, scope);
@@ -700,6 +703,47 @@ class ModuleParser {
     }
     if (std::strcmp(type, "integer") == 0 || std::strcmp(type, "float") == 0) return;
     visit_children(node, scope);
+  }
+
+  /// The loop targets of the iteration helpers whose items are a container's elements:
+  /// `enumerate(xs)` (i, x), `zip(a, b, ...)` (one target per argument), `d.items()` (key, value)
+  /// and `d.values()`: each target that receives elements is bound to them as `for x in xs` binds
+  /// x ("@element"), the others are unknown. False when the loop is not of that shape.
+  bool bind_iteration_helpers(TSNode left, TSNode right, int scope) {
+    if (!is(right, "call")) return false;
+    auto callee = dotted_text(field(right, "function"));
+    TSNode arguments = field(right, "arguments");
+    if (!callee || ts_node_is_null(arguments)) return false;
+    std::vector<TSNode> targets = is(left, "pattern_list") || is(left, "tuple_pattern") || is(left, "list_pattern")
+                                      ? children(left)
+                                      : std::vector<TSNode>{left};
+    std::vector<std::optional<std::string>> sources(targets.size());  // the container each target iterates
+    auto positional = children(arguments);
+    std::erase_if(positional, [](TSNode n) { return is(n, "keyword_argument") || is(n, "comment"); });
+    std::size_t dot = callee->rfind('.');
+    std::string method = dot == std::string::npos ? "" : callee->substr(dot + 1);
+    std::string object = dot == std::string::npos ? "" : callee->substr(0, dot);
+    if (*callee == "enumerate" && targets.size() == 2 && !positional.empty()) {
+      sources[1] = dotted_text(positional[0]);
+    } else if (*callee == "zip" && targets.size() == positional.size()) {
+      for (std::size_t i = 0; i < targets.size(); ++i) sources[i] = dotted_text(positional[i]);
+    } else if (method == "items" && targets.size() == 2 && positional.empty() &&
+               object.find_first_of("([") == std::string::npos) {
+      sources[1] = object;
+    } else if (method == "values" && targets.size() == 1 && is(left, "identifier") && positional.empty() &&
+               object.find_first_of("([") == std::string::npos) {
+      sources[0] = object;
+    } else {
+      return false;
+    }
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      if (sources[i] && is(targets[i], "identifier"))
+        bind(scope, {std::string(text(targets[i])), NameBinding::Kind::alias, *sources[i], "@element", -1,
+                     line_of(targets[i])});
+      else
+        bind_unknown_targets(targets[i], scope);
+    }
+    return true;
   }
 
   /// `with m as y:` runs m.__enter__() on entry and m.__exit__() on the way out (`async with`:
