@@ -157,6 +157,12 @@ std::string evidence_function_name(const frontend::Symbol& symbol) {
   std::string module = module_of_path(symbol.file);
   std::string name = symbol.qualified_name;
   if (name.starts_with(module + ".")) name = name.substr(module.size() + 1);
+  // The frontend numbers lambdas per scope (<lambda1>, as PyCG does); Python names them all <lambda>.
+  for (auto at = name.find("<lambda"); at != std::string::npos; at = name.find("<lambda", at + 1)) {
+    auto digits = at + 7;
+    auto end = name.find('>', digits);
+    if (end != std::string::npos && end > digits) name.erase(digits, end - digits);
+  }
   return symbol.file + "::" + without_locals(name);
 }
 

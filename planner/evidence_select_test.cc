@@ -230,6 +230,16 @@ TEST_F(EvidenceSelect, ASignatureRunAtImportIsNotTheFunctionRunning) {
   EXPECT_EQ(find(e, "t_called")->reasons[0].kind, SelectionReason::Kind::evidence);
 }
 
+TEST(EvidenceFunctionName, NamesFunctionsAsThePluginRecordsThem) {
+  frontend::Symbol method{"py:pkg.mod.Cls.step", frontend::Language::python, frontend::SymbolKind::method,
+                          "pkg.mod.Cls.step", "pkg/mod.py", 3, 9};
+  EXPECT_EQ(evidence_function_name(method), "pkg/mod.py::Cls.step");
+  // The plugin records f.<locals>.<lambda> as f.<lambda>: the frontend's numbered lambdas map to it.
+  frontend::Symbol lambda{"py:pkg.mod.f.<lambda2>", frontend::Language::python, frontend::SymbolKind::function,
+                          "pkg.mod.f.<lambda2>", "pkg/mod.py", 12, 12};
+  EXPECT_EQ(evidence_function_name(lambda), "pkg/mod.py::f.<lambda>");
+}
+
 /// A C++ function's change, decided by native coverage (lcov, gcov, llvm-cov of the extension).
 class NativeEvidenceSelect : public EvidenceSelect {
  protected:
