@@ -100,14 +100,14 @@ TestCoverageRuns coverage_runs_of(evidence::Store& store, const std::string& id)
   // The evidence may name the test relative to the folder pytest ran in (DeepSpeed's tests/).
   for (std::size_t from = 0; from != std::string::npos;) {
     std::string candidate = id.substr(from);
-    auto coverage = store.coverage_of(candidate, /*all_runs=*/true);
-    if (coverage.ok() && !coverage->empty()) {
+    auto files = store.covered_files(candidate);
+    if (files.ok() && !files->empty()) {
       TestCoverageRuns out{candidate, {}};
       std::map<std::int64_t, std::size_t> index;
-      for (const auto& c : *coverage) {
-        auto [it, fresh] = index.try_emplace(c.run_id, out.runs.size());
-        if (fresh) out.runs.push_back({c.run_id, c.commit, false});
-        out.runs[it->second].native |= callgraph::is_native_source(c.coverage.path);
+      for (const auto& f : *files) {
+        auto [it, fresh] = index.try_emplace(f.run_id, out.runs.size());
+        if (fresh) out.runs.push_back({f.run_id, f.commit, false});
+        out.runs[it->second].native |= callgraph::is_native_source(f.path);
       }
       return out;
     }

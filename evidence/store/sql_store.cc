@@ -325,6 +325,17 @@ class SqlStore final : public Store {
     return found;
   }
 
+  util::Result<std::vector<CoveredFile>> covered_files(const std::string& test_id) override {
+    std::vector<CoveredFile> found;
+    util::Status status = db_->query(
+        "SELECT c.run_id, r.commit_sha, f.path FROM coverage c JOIN runs r ON r.id = c.run_id "
+        "JOIN files f ON f.id = c.file_id WHERE c.test_id = (SELECT id FROM tests WHERE name = ?) "
+        "ORDER BY r.started_at DESC, c.run_id DESC, f.path",
+        {test_id}, [&](const SqlRow& row) { found.push_back({sql_int(row[0]), sql_text(row[1]), sql_text(row[2])}); });
+    if (!status) return status.error();
+    return found;
+  }
+
   util::Result<std::vector<StoredContext>> contexts_of(const std::string& test_id,
                                                        const std::string& function_prefix) override {
     return select_contexts("x.test_id = (SELECT id FROM tests WHERE name = ?) AND ", {test_id}, function_prefix);

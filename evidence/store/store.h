@@ -67,6 +67,13 @@ struct StoredCoverage {
   FileCoverage coverage;
 };
 
+/// One file a test covered in one run, without its lines.
+struct CoveredFile {
+  std::int64_t run_id = 0;
+  std::string commit;
+  std::string path;
+};
+
 /// One stored execution context of a test.
 struct StoredContext {
   std::string test_id;
@@ -144,6 +151,10 @@ class Store {
   /// `all_runs`), for mapping a test's lines to symbols.
   virtual util::Result<std::vector<StoredCoverage>> coverage_of(const std::string& test_id,
                                                                 bool all_runs = false) = 0;
+
+  /// Which files a test covered in each run, newest run first, without the lines: cheap enough to
+  /// choose among a long history of runs before reading any run's coverage.
+  virtual util::Result<std::vector<CoveredFile>> covered_files(const std::string& test_id) = 0;
 
   /// Execution contexts of one test whose function starts with `function_prefix` (a
   /// "path.py::" prefix selects a file's functions; empty selects all), newest run first.

@@ -84,6 +84,12 @@ inline void expect_synthetic_queries(Store& store, int tests, int files) {
   EXPECT_EQ(coverage->front().coverage.lines, (std::vector<LineRange>{{2, 11}, {50, 60}}));
   EXPECT_EQ(coverage->front().coverage.arcs, (std::vector<Arc>{{-1, 2}, {50, 51}, {60, -50}}));
 
+  auto covered = store.covered_files(synthetic_test_id(1));
+  ASSERT_TRUE(covered.ok()) << covered.error().to_string();
+  ASSERT_EQ(static_cast<int>(covered->size()), files);  // one run
+  EXPECT_EQ(covered->front().path, coverage->front().coverage.path);
+  EXPECT_EQ(covered->front().run_id, coverage->front().run_id);
+
   auto contexts = store.contexts_for_function("pkg/file_0.py::Model.");
   ASSERT_TRUE(contexts.ok()) << contexts.error().to_string();
   EXPECT_EQ(static_cast<int>(contexts->size()), tests);
