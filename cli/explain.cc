@@ -65,6 +65,10 @@ std::string explain_test(const json& plan, const std::string& test_id) {
     if (t->contains("kept_by")) out << "  stands in for it: " << (*t)["kept_by"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return out.str();
   }
+  if (const json* t = find_in(plan, "quarantined", test_id)) {
+    out << test_id << ": QUARANTINED for " << range << "\n  " << t->value("reason", "") << "\n";
+    return out.str();
+  }
   if (const json* t = find_in(plan, "skipped", test_id)) {
     out << test_id << ": SKIPPED for " << range << "\n  " << t->value("reason", "") << "\n";
     write_evidence_run(out, *t);
@@ -84,7 +88,7 @@ std::string explain_test(const json& plan, const std::string& test_id) {
 
 std::vector<std::string> similar_test_ids(const json& plan, const std::string& fragment, std::size_t limit) {
   std::vector<std::string> out;
-  for (const char* section : {"tests", "pruned", "skipped"}) {
+  for (const char* section : {"tests", "pruned", "skipped", "quarantined"}) {
     if (!plan.contains(section)) continue;
     for (const auto& entry : plan[section]) {
       std::string id = entry.value("id", "");

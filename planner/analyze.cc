@@ -405,6 +405,7 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
   auto prioritize_options = options.prioritize;
   prioritize_options.shrinks = &shrinks;
   prioritize_options.failure_classes = &failure_classes;
+  prioritize_options.quarantine = config->quarantine;
   plan.collection_checks = collection_checks(plan.changes, head_index->graph, plan.selection);
   plan.prioritized = prioritize(plan.selection, plan.selection.skipped, evidence, costs, plan.changes.symbols,
                                 changed_lines, prioritize_options);

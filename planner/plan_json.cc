@@ -131,6 +131,12 @@ json plan_to_json(const Plan& plan) {
     entry["budget"] = true;
     skipped.push_back(std::move(entry));
   }
+  json quarantined = json::array();
+  for (const auto& s : p.quarantined) {
+    json entry = test_json(s.test);
+    entry["reason"] = s.reason;
+    quarantined.push_back(std::move(entry));
+  }
   json diagnostics = json::array();
   for (const auto& d : plan.diagnostics)
     diagnostics.push_back({{"severity", d.severity == frontend::Diagnostic::Severity::error ? "error" : "warning"},
@@ -154,6 +160,7 @@ json plan_to_json(const Plan& plan) {
         {"pruned", p.pruned.size()},
         {"skipped", plan.selection.skipped.size() + p.over_budget.size()},
         {"over_budget", p.over_budget.size()},
+        {"quarantined", p.quarantined.size()},
         {"widened", plan.widened()},
         {"changed_symbols", plan.changes.symbols.size()},
         {"notes", plan.notes},
@@ -173,6 +180,7 @@ json plan_to_json(const Plan& plan) {
       {"collection_checks", collection_checks_json(plan.collection_checks)},
       {"pruned", pruned},
       {"skipped", skipped},
+      {"quarantined", quarantined},
       {"diagnostics", diagnostics},
   };
 }

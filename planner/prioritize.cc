@@ -106,6 +106,7 @@ Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest
 
   Prioritized out;
   std::vector<double> risks, gpu_seconds;
+  std::vector<ScheduledJob> all_quarantined;  // still part of what running everything costs
   for (std::size_t i = 0; i < selection.selected.size(); ++i) {
     const auto& s = selection.selected[i];
     if (!kept.count(s.test.id)) continue;
@@ -121,6 +122,13 @@ Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest
     if (options.failure_classes)
       if (auto it = options.failure_classes->find(s.test.id); it != options.failure_classes->end())
         e.failure_class = it->second;
+    if (options.quarantine && e.failure_class.kind != FailureClass::none) {
+      // Its failure would say nothing about the change; the user chose not to spend GPUs on it.
+      out.quarantined.push_back({s.test, std::string("quarantined, ") + to_string(e.failure_class.kind) + ": " +
+                                             e.failure_class.evidence});
+      all_quarantined.push_back({s.test.id, e.full_gpus, e.full_seconds});
+      continue;
+    }
     e.features = features_of(s, evidence_of(s.test.id), changed, changed_lines, options.histories);
     e.risk = risk_score(e.features, options.weights);
     risks.push_back(e.risk);
@@ -169,6 +177,7 @@ Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest
   for (const auto& e : out.ordered) plan_jobs.push_back({e.selected.test.id, e.gpus, e.predicted_seconds});
   for (const auto& e : out.ordered) all_jobs.push_back({e.selected.test.id, e.full_gpus, e.full_seconds});
   for (const auto& p : out.pruned) all_jobs.push_back({p.test.id, std::max(p.test.gpus, 1), p.predicted_seconds});
+  all_jobs.insert(all_jobs.end(), all_quarantined.begin(), all_quarantined.end());
   for (const auto& b : out.over_budget) {
     auto c = cost_of(b.test, evidence_of(b.test.id), costs, options.default_test_seconds);
     all_jobs.push_back({b.test.id, std::max(c.gpus, 1), c.seconds});

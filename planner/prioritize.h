@@ -28,6 +28,8 @@ struct PrioritizeOptions {
   /// Tests whose failures are not the change's (known-failing, flaky): with risk ordering they run
   /// in a lane of their own after every other test, whatever their score.
   const std::map<std::string, FailureClassification>* failure_classes = nullptr;
+  /// With `failure_classes`: leave those tests out of the plan (`[tool.fastci] quarantine = true`).
+  bool quarantine = false;
   /// Per test, its runs with commits as history points (test_history.h); when set, a test it does
   /// not name has no failure history. When not set, the evidence's outcomes stand in, with no
   /// commits to tell code failures from others.
@@ -70,6 +72,7 @@ struct Prioritized {
   std::vector<PlanEntry> ordered;
   std::vector<PrunedEntry> pruned;
   std::vector<SkippedTest> over_budget;  ///< left out by --budget, most valuable kept
+  std::vector<SkippedTest> quarantined;  ///< known-failing or flaky, left out by `quarantine = true`
   Prediction prediction;
 };
 

@@ -64,5 +64,24 @@ TEST(Prioritize, DiscoveryOrderKeepsClassifiedTestsInPlace) {
   EXPECT_EQ(p.ordered.front().failure_class.kind, FailureClass::flaky);
 }
 
+TEST(Prioritize, QuarantineLeavesClassifiedTestsOutButCountsThemInRunAll) {
+  Fixture f;
+  PrioritizeOptions options;
+  options.prune = PruneMode::off;
+  std::map<std::string, FailureClassification> classes{
+      {"broken", {FailureClass::known_failing, "failed in the run of the base c2"}}};
+  options.failure_classes = &classes;
+  auto lane = prioritize(f.selection, {}, f.evidence, f.costs, {}, 10, options);
+  options.quarantine = true;
+  auto quarantined = prioritize(f.selection, {}, f.evidence, f.costs, {}, 10, options);
+  EXPECT_EQ(order_of(quarantined), (std::vector<std::string>{"near", "far"}));
+  ASSERT_EQ(quarantined.quarantined.size(), 1u);
+  EXPECT_EQ(quarantined.quarantined[0].test.id, "broken");
+  EXPECT_EQ(quarantined.quarantined[0].reason, "quarantined, known-failing: failed in the run of the base c2");
+  // Running everything still costs the quarantined test; the plan does not.
+  EXPECT_DOUBLE_EQ(quarantined.prediction.all_gpu_hours, lane.prediction.all_gpu_hours);
+  EXPECT_LT(quarantined.prediction.plan_gpu_hours, lane.prediction.plan_gpu_hours);
+}
+
 }  // namespace
 }  // namespace fastci::planner

@@ -72,6 +72,7 @@ void write_headline(std::ostringstream& out, const Plan& plan) {
       << plural(plan.changes.files.size(), "file", "files") << "; **" << p.ordered.size() << " of "
       << plan.tests_total() << " tests to run**, " << p.pruned.size() << " pruned, "
       << sel.skipped.size() + p.over_budget.size() << " skipped";
+  if (!p.quarantined.empty()) out << ", " << p.quarantined.size() << " quarantined";
   if (!plan.collection_checks.empty()) {
     std::size_t files = 0;
     for (const auto& c : plan.collection_checks) files += c.files.size();
@@ -268,6 +269,14 @@ void write_left_out(std::ostringstream& out, const Plan& plan, const Limits& lim
     out << "## Pruned as redundant (" << p.pruned.size() << ")\n\n"
         << "Each runs the changed code only in contexts that a kept test already exercises.\n\n";
     write_by_file(out, p.pruned, [](const PrunedEntry& e) { return e.test.file; }, limits.pruned_files);
+  }
+  if (!p.quarantined.empty()) {
+    out << "## Quarantined: known-failing or flaky, not run (" << p.quarantined.size() << ")\n\n";
+    std::size_t shown = std::min(p.quarantined.size(), limits.over_budget);
+    for (std::size_t i = 0; i < shown; ++i)
+      out << "- " << code(p.quarantined[i].test.id) << ": " << cell(p.quarantined[i].reason) << "\n";
+    more_line(out, shown, p.quarantined.size());
+    out << "\n";
   }
   if (!p.over_budget.empty()) {
     out << "## Left out by the time budget (" << p.over_budget.size() << ")\n\n";

@@ -111,6 +111,10 @@ util::Result<Config> parse_config(std::string_view toml_text, std::string_view f
       auto value = node.value<std::string>();
       if (!value) return config_error(file_name, node.source(), "store: expected a string URL");
       config.store = *value;
+    } else if (k == "quarantine") {
+      auto value = node.value<bool>();
+      if (!value) return config_error(file_name, node.source(), "quarantine: expected true or false");
+      config.quarantine = *value;
     } else if (k == "unknown_files") {
       auto value = node.value<std::string>();
       if (!value || (*value != "widen" && *value != "ignore"))
@@ -142,7 +146,7 @@ util::Result<Config> parse_config(std::string_view toml_text, std::string_view f
       return config_error(file_name, node.source(),
                           "unknown key '" + std::string(k) +
                               "' (expected select_all, extend_select_all, ignore, extend_ignore, "
-                              "always_run, test_paths, rules, unknown_files, store)");
+                              "always_run, test_paths, rules, unknown_files, store, quarantine)");
     }
     if (!status) return status.error();
   }

@@ -37,6 +37,17 @@ tests = ["tests/ops/**"]
   ASSERT_EQ(config->rules.size(), 1u);
   EXPECT_EQ(config->rules[0].name, "kernels");
   EXPECT_EQ(config->source, "pyproject.toml");
+  EXPECT_FALSE(config->quarantine);
+}
+
+TEST(Config, QuarantineIsABoolean) {
+  auto on = parse_config("[tool.fastci]\nquarantine = true\n", "pyproject.toml");
+  ASSERT_TRUE(on.ok()) << on.error().to_string();
+  EXPECT_TRUE(on->quarantine);
+  auto bad = parse_config("quarantine = \"yes\"\n", "fastci.toml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().line, 1);
+  EXPECT_NE(bad.error().message.find("quarantine: expected true or false"), std::string::npos);
 }
 
 TEST(Config, PyprojectWithoutSectionGivesDefaults) {
