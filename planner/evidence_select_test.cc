@@ -3,11 +3,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
-#include "planner/git_repository.h"
+#include "planner/git_test_support.h"
 
 namespace fastci::planner {
 namespace {
@@ -48,15 +47,7 @@ class EvidenceSelect : public ::testing::Test {
 
   void write(const std::string& path, const std::string& text) { std::ofstream(dir_ / "repo" / path) << text; }
 
-  std::string commit(const std::string& message) {
-    std::string git = "cd " + (dir_ / "repo").string() +
-                      " && export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t "
-                      "GIT_COMMITTER_EMAIL=t@example.invalid && ";
-    EXPECT_EQ(std::system((git + "(git init -q -b main 2>/dev/null || true) && git add -A && git commit -q -m '" +
-                           message + "'").c_str()), 0);
-    auto repo = GitRepository::open(dir_ / "repo");
-    return repo.ok() ? (*repo)->resolve("HEAD").value() : "";
-  }
+  std::string commit(const std::string& message) { return commit_all(dir_ / "repo", message); }
 
   struct Recorded {
     std::string test;

@@ -3,9 +3,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+
+#include "planner/git_test_support.h"
 
 namespace fastci::planner {
 namespace {
@@ -84,15 +85,7 @@ class FailureClassFromStore : public ::testing::Test {
 
   void write(const std::string& path, const std::string& text) { std::ofstream(dir_ / "repo" / path) << text; }
 
-  std::string commit(const std::string& message) {
-    std::string git = "cd " + (dir_ / "repo").string() +
-                      " && export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t "
-                      "GIT_COMMITTER_EMAIL=t@example.invalid && ";
-    EXPECT_EQ(std::system((git + "(git init -q -b main 2>/dev/null || true) && git add -A && git commit -q -m '" +
-                           message + "'").c_str()), 0);
-    auto repo = GitRepository::open(dir_ / "repo");
-    return repo.ok() ? (*repo)->resolve("HEAD").value() : "";
-  }
+  std::string commit(const std::string& message) { return commit_all(dir_ / "repo", message); }
 
   /// One CI run at `commit`: each test with its outcome, covering pkg/a.py.
   void run(const std::string& commit, const std::vector<std::pair<std::string, evidence::Outcome>>& tests) {

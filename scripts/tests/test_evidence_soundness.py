@@ -9,23 +9,16 @@ Needs the built binaries (FASTCI_BUILD_DIR, default build/); skipped when they a
 
 import json
 import os
-import subprocess
 import sys
 
-import pytest
-
+from built_binaries import ANALYZE, FASTCI, NEEDS_BINARIES, ROOT, run
 from plugin_under_test import environment as plugin_environment
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.environ.get("FASTCI_BUILD_DIR", os.path.join(ROOT, "build"))
-ANALYZE = os.path.join(BUILD, "cli", "fastci-analyze")
-FASTCI = os.path.join(BUILD, "cli", "fastci")
 PLUGIN_ENV = plugin_environment()
 REDUCE = "tests/test_comm.py::TestReduce::test_reduce"  # world_size 4 by its class
 MODEL_MOE = "tests/unit/test_model.py::test_forward_keeps_shape[4]"
 
-pytestmark = pytest.mark.skipif(not (os.access(ANALYZE, os.X_OK) and os.access(FASTCI, os.X_OK)),
-                                reason="fastci binaries are not built")
+pytestmark = NEEDS_BINARIES
 
 COMM = '''def all_reduce(values, world_size):
     return [v * world_size for v in values]
@@ -48,12 +41,6 @@ class TestReduce:
         size = mark.args[0] if mark else self.world_size
         assert len(reduce_if_distributed([1.0, 2.0], size)) == 2
 '''
-
-
-def run(*args, cwd=None, env=None, expect=0):
-    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
-    assert done.returncode == expect, f"{args} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
-    return done.stdout
 
 
 def git(repo, *args):

@@ -6,32 +6,18 @@ Needs the built binaries (FASTCI_BUILD_DIR, default build/); skipped when they a
 """
 
 import json
-import os
-import subprocess
 import sys
 
-import pytest
-
+from built_binaries import ANALYZE, FASTCI, NEEDS_BINARIES, run
 from plugin_under_test import environment as plugin_environment
 
 from test_plugin import copy_fixture
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.environ.get("FASTCI_BUILD_DIR", os.path.join(ROOT, "build"))
-ANALYZE = os.path.join(BUILD, "cli", "fastci-analyze")
-FASTCI = os.path.join(BUILD, "cli", "fastci")
 PLUGIN_ENV = plugin_environment()
 FORK = "tests/test_distributed.py::TestRanks::test_process_fork"  # world_size 4 by its mark
 POOL = "tests/test_distributed.py::TestRanks::test_pool[spawn]"   # world_size 2 by its class
 
-pytestmark = pytest.mark.skipif(not (os.access(ANALYZE, os.X_OK) and os.access(FASTCI, os.X_OK)),
-                                reason="fastci binaries are not built")
-
-
-def run(*args, cwd=None, env=None, expect=0):
-    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
-    assert done.returncode == expect, f"{args} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
-    return done.stdout
+pytestmark = NEEDS_BINARIES
 
 
 def record(repo, evidence, *arguments):
