@@ -135,6 +135,26 @@ util::Result<Decision> file_level(const CommitContext& context, const Indexer& i
   return out;
 }
 
+/// What another tool chose at this commit, run by the history's recorder: its targets are test files
+/// or folders; a recorded test runs when its file is one of them or lies below one.
+util::Result<Decision> recorded_selection(const RecordedCommit& commit, const std::string& name) {
+  auto it = commit.selections.find(name);
+  if (it == commit.selections.end())
+    return util::Error("the history records no " + name + " selection for " + commit.commit +
+                       " (scripts/record_tests_fetcher.py records it)");
+  if (it->second.all) return Decision{all_ids(commit), name + " runs everything: " + it->second.reason, {}};
+  Decision out;
+  for (const auto& r : commit.results) {
+    std::string file = file_of(r.test_id);
+    for (const auto& target : it->second.targets)
+      if (file == target || file.starts_with(target.ends_with("/") ? target : target + "/")) {
+        out.order.push_back(r.test_id);
+        break;
+      }
+  }
+  return out;
+}
+
 /// testmon-style: tests whose recorded coverage touches a changed line, and tests whose file changed.
 Decision coverage_only(const CommitContext& context) {
   const RecordedCommit& commit = *context.recorded;
@@ -225,6 +245,7 @@ const char* to_string(ReplayStrategy strategy) {
     case ReplayStrategy::fastci_prune: return "fastci-prune";
     case ReplayStrategy::fastci_prioritize: return "fastci-prioritize";
     case ReplayStrategy::fastci_shrink: return "fastci-shrink";
+    case ReplayStrategy::tests_fetcher: return "tests-fetcher";
   }
   return "unknown";
 }
@@ -232,7 +253,7 @@ const char* to_string(ReplayStrategy strategy) {
 std::optional<ReplayStrategy> replay_strategy_named(const std::string& name) {
   for (auto s : {ReplayStrategy::run_all, ReplayStrategy::file_level, ReplayStrategy::coverage_only,
                  ReplayStrategy::fastci_select, ReplayStrategy::fastci_prune, ReplayStrategy::fastci_prioritize,
-                 ReplayStrategy::fastci_shrink})
+                 ReplayStrategy::fastci_shrink, ReplayStrategy::tests_fetcher})
     if (name == to_string(s)) return s;
   return std::nullopt;
 }
@@ -279,6 +300,18 @@ util::Result<History> load_history(const std::filesystem::path& file) {
         for (const auto& k : c["killed_by"])
           if (k.is_string()) commit.killed_by.push_back(k.get<std::string>());
     }
+    if (c.contains("selections") && c["selections"].is_object())
+      for (const auto& [name, s] : c["selections"].items()) {
+        if (!s.is_object() || !s.contains("mode") || !s["mode"].is_string())
+          return history_error(file, where + ".selections." + name + ": expected {\"mode\": \"all\"|\"selected\", \"targets\": [...]}");
+        RecordedSelection selection;
+        selection.all = s["mode"].get<std::string>() == "all";
+        selection.reason = s.value("reason", "");
+        if (s.contains("targets") && s["targets"].is_array())
+          for (const auto& t : s["targets"])
+            if (t.is_string()) selection.targets.push_back(t.get<std::string>());
+        commit.selections[name] = std::move(selection);
+      }
     for (const auto& r : c["results"]) {
       if (!r.is_object() || !r.contains("id") || !r["id"].is_string() || !r.contains("outcome"))
         return history_error(file, where + ": a result needs \"id\" and \"outcome\"");
@@ -379,6 +412,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
         case ReplayStrategy::run_all: decision = Decision{all_ids(commit), "", {}}; break;
         case ReplayStrategy::file_level: decision = file_level(context, indexer); break;
         case ReplayStrategy::coverage_only: decision = coverage_only(context); break;
+        case ReplayStrategy::tests_fetcher: decision = recorded_selection(commit, to_string(report.strategy)); break;
         default: decision = fastci(history, context, report.strategy, options); break;
       }
       if (!decision.ok()) return decision.error();

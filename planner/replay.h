@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,13 @@
 namespace fastci::planner {
 
 /// One recorded commit: the change base..commit and the results of running every test at commit.
+/// What another tool selected at one commit, recorded by running it there (scripts/record_tests_fetcher.py).
+struct RecordedSelection {
+  bool all = false;                  ///< it chose to run everything
+  std::vector<std::string> targets;  ///< else test files or folders, repository-relative
+  std::string reason;                ///< its own words for the choice
+};
+
 struct RecordedCommit {
   std::string commit;
   std::string base;
@@ -25,6 +33,8 @@ struct RecordedCommit {
   std::string mutant_of;
   std::string mutation;                 ///< "file:line operator: original -> replacement"
   std::vector<std::string> killed_by;   ///< tests failing on the mutant that passed on the real commit
+  /// Other tools' selections at this commit, by strategy name ("tests-fetcher").
+  std::map<std::string, RecordedSelection> selections;
   bool is_mutant() const { return !mutant_of.empty(); }
 };
 
@@ -48,6 +58,7 @@ enum class ReplayStrategy {
   fastci_prune,      ///< fastci: selection and equivalent-context pruning, discovery order
   fastci_prioritize, ///< fastci: selection, pruning and risk order
   fastci_shrink,     ///< fastci: all of the above, and tests run at a smaller size with equal evidence
+  tests_fetcher,     ///< DeepSpeed's ci/tests_fetcher.py, as recorded at each commit in the history
 };
 
 const char* to_string(ReplayStrategy strategy);

@@ -123,6 +123,34 @@ TEST(Replay, ExampleHistoryHasKnownMetricsForEveryStrategy) {
   fs::remove_all(dir);
 }
 
+TEST(Replay, RecordedSelectionsOfAnotherToolReplayUnderItsName) {
+  auto dir = example_history();
+  // What DeepSpeed's ci/tests_fetcher.py would have written: one test file and one folder.
+  std::string text = util::read_file(dir / "history.json").value();
+  auto at = text.find("\"results\"");
+  text.insert(at, R"("selections": {"tests-fetcher": {"mode": "selected", "reason": "1 changed file",
+                  "targets": ["tests/unit/test_router.py", "tests/unit/sub"]}}, )");
+  std::ofstream(dir / "selected.json") << text;
+  auto history = load_history(dir / "selected.json");
+  ASSERT_TRUE(history.ok()) << history.error().to_string();
+  ReplayOptions options;
+  options.state_dir = dir / "state";
+  auto reports = replay(*history, {ReplayStrategy::tests_fetcher}, options);
+  ASSERT_TRUE(reports.ok()) << reports.error().to_string();
+  const auto& row = (*reports)[0].rows.at(0);
+  EXPECT_EQ(row.metrics.tests_run, 3u);  // the three router tests
+  EXPECT_EQ(row.metrics.failures_caught, 1);
+  EXPECT_EQ(replay_strategy_named("tests-fetcher"), ReplayStrategy::tests_fetcher);
+
+  // Without a recorded selection the strategy cannot say what the tool would have done.
+  auto bare = load_history(dir / "history.json");
+  ASSERT_TRUE(bare.ok());
+  auto missing = replay(*bare, {ReplayStrategy::tests_fetcher}, options);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("records no tests-fetcher selection"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 /// The example history with two faults injected into the change's topk_routing, each committed on
 /// top of "change": one the recorded run kills (a router test fails), one no test kills.
 fs::path mutant_history(const fs::path& dir) {

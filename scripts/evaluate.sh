@@ -22,6 +22,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 history="" repo="" out="" threads=2
 fastci="$root/build/cli/fastci"
 strategies="run-all,file-level,coverage-only,fastci-select,fastci-prune,fastci-prioritize,fastci-shrink"
+strategies_given=0
 
 usage() {
   sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
     --repo) repo="${2:?}"; shift 2 ;;
     --out) out="${2:?}"; shift 2 ;;
     --fastci) fastci="${2:?}"; shift 2 ;;
-    --strategy) strategies="${2:?}"; shift 2 ;;
+    --strategy) strategies="${2:?}"; strategies_given=1; shift 2 ;;
     --threads) threads="${2:?}"; shift 2 ;;
     -h|--help) usage ;;
     *) echo "evaluate.sh: unknown argument '$1'" >&2; usage ;;
@@ -46,6 +47,13 @@ for f in history.json.xz evidence.db.xz mutants.json; do
 done
 git -C "$repo" rev-parse --git-dir >/dev/null 2>&1 || { echo "evaluate.sh: $repo is not a git repository" >&2; exit 3; }
 [ -x "$fastci" ] || { echo "evaluate.sh: no fastci binary at $fastci (run scripts/setup.sh or pass --fastci)" >&2; exit 3; }
+
+# Selections other tools made at each commit, recorded beside the history (scripts/record_tests_fetcher.py).
+if [ "$strategies_given" = 0 ]; then
+  for baseline in "$history"/baselines/*.json; do
+    [ -f "$baseline" ] && strategies="$strategies,$(basename "$baseline" .json)"
+  done
+fi
 
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"

@@ -148,6 +148,23 @@ def pack(args):
           (real, len(manifest), args.dest))
 
 
+def merge_baselines(pack, history):
+    """Other tools' selections recorded at each commit (baselines/<strategy>.json: {commit: selection},
+    keyed by the recorded commit id) into each entry's "selections", for `fastci replay`."""
+    folder = os.path.join(pack, "baselines")
+    if not os.path.isdir(folder):
+        return
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".json"):
+            continue
+        with open(os.path.join(folder, name), encoding="utf-8") as fh:
+            recorded = json.load(fh)
+        for entry in history["commits"]:
+            selection = recorded.get(entry.get("recorded_commit", entry["commit"]))
+            if selection is not None:
+                entry.setdefault("selections", {})[name[:-len(".json")]] = selection
+
+
 def unpack(args):
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
@@ -189,6 +206,7 @@ def unpack(args):
             renamed[m["commit"]] = sha
             entry["recorded_commit"] = m["commit"]
             entry["commit"] = sha
+    merge_baselines(args.pack, history)
     history["repository"] = repo
     history["evidence_store"] = os.path.join(out, "evidence.db")
     with open(os.path.join(out, "history.json"), "w", encoding="utf-8") as fh:

@@ -60,7 +60,9 @@ def plan(binary, repo, commit, state_dir, out):
             "collection_files": sum(len(c["files"]) for c in checks)}
 
 
-def tests_fetcher(script, scope, repo, commit, scratch):
+def tests_fetcher(script, scope, repo, commit, scratch, base=None):
+    """Runs a copy of DeepSpeed's ci/tests_fetcher.py on `commit` against `base` (default commit~1):
+    {"mode", "reason", "targets": [test files or folders]}, or {"error"}."""
     tree = os.path.join(scratch, "tf-tree")
     if not os.path.isdir(tree):
         r = run(["git", "clone", "-q", "--no-checkout", repo, tree])
@@ -77,14 +79,14 @@ def tests_fetcher(script, scope, repo, commit, scratch):
     with open(copy, "w", encoding="utf-8") as f:
         f.write(text)
     out = os.path.join(scratch, "tf-list.txt")
-    r = run([sys.executable, copy, "--repo-root", tree, "--base", commit + "~1", "--output-file", "tf-list.txt"],
+    r = run([sys.executable, copy, "--repo-root", tree, "--base", base or commit + "~1", "--output-file", "tf-list.txt"],
             cwd=scratch)
     m = re.search(r"### MODE: (\w+) \((.*)\) ###", r.stdout)
     if not m:
         return {"error": (r.stderr or r.stdout).strip()[-200:]}
     with open(out, encoding="utf-8") as f:
         targets = [line for line in f.read().splitlines() if line]
-    return {"mode": m.group(1), "reason": m.group(2), "targets": len(targets)}
+    return {"mode": m.group(1), "reason": m.group(2), "targets": targets}
 
 
 def main():
@@ -122,7 +124,7 @@ def main():
             cells.append("error" if "error" in p else f"{p['selected']} / {p['total']}" + (" (widened)" if p["widenings"] else ""))
         if args.tests_fetcher:
             tf = row["tests_fetcher"]
-            cells.append("error" if "error" in tf else (f"all ({tf['reason']})" if tf["mode"] == "all" else f"{tf['targets']} files"))
+            cells.append("error" if "error" in tf else (f"all ({tf['reason']})" if tf["mode"] == "all" else f"{len(tf['targets'])} files"))
         last = row["plans"][names[-1]] if names else {}
         why = "; ".join(last.get("widenings", [])) or last.get("witness", "") or "-"
         print(f"| `{row['subject'][:9]}` {row['subject'][10:20]} {row['subject'][21:70]} | " + " | ".join(cells) + f" | {why[:220]} |")
