@@ -31,7 +31,8 @@ def interpreters():
             if os.access(candidate, os.X_OK):
                 found.add(candidate)
     usable = {}
-    for path in sorted(found):
+    # The running interpreter first: for its version it is the one with this suite's packages.
+    for path in [sys.executable] + sorted(found - {sys.executable}):
         try:
             version = subprocess.run([path, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
                                      capture_output=True, text=True, timeout=30).stdout.strip()
@@ -78,3 +79,31 @@ def test_backend_records_contexts(tmp_path, version, python, backend):
         assert next(i for i, t in enumerate(source, 1) if "x = gather_sequence(x)" in t) in lines
     knobs = [r for r in records if r["type"] == "context" and r["function"] == "minitrain/layers.py::TransformerConfig.__init__"]
     assert knobs and "num_layers:int[2-3]" in knobs[0]["arguments"]
+
+
+def context_keys(records):
+    """(test, function, callers, arguments) of every context record: the part of the key both backends
+    record alike. Arcs are not: the tracer attaches the arcs coverage.py saw for the whole test inside
+    the function's lines (nested generator expressions included), sys.monitoring the arcs of each sampled
+    call of the function's own code object (docs/plugin.md)."""
+    return {(r["test"], r["function"], tuple(r["callers"]), r["arguments"]) for r in records if r["type"] == "context"}
+
+
+BOTH = [(version, path) for version, path in interpreters() if tuple(map(int, version.split("."))) >= (3, 12)]
+
+
+@pytest.mark.parametrize("version,python", BOTH, ids=[v for v, _ in BOTH])
+def test_both_backends_give_the_same_callers_and_arguments(tmp_path, version, python):
+    # Pruning compares contexts recorded by whichever backend a CI job's Python used.
+    env = dict(os.environ, PYTHONPATH=python_path(FIXTURE), PYTHONDONTWRITEBYTECODE="1")
+    env.pop("FASTCI_WORKER_CONFIG", None)
+    keys = {}
+    for backend in ("tracer", "monitoring"):
+        out = tmp_path / backend
+        out.mkdir()
+        result = subprocess.run([python, os.path.join(SCRIPTS, "tests", "backend_driver.py"), str(out), FIXTURE,
+                                 backend], capture_output=True, text=True, env=env, timeout=300)
+        assert result.returncode == 0, result.stderr
+        keys[backend] = context_keys(read_file(result.stdout.strip()))
+    assert keys["tracer"], "no contexts recorded"
+    assert keys["tracer"] == keys["monitoring"], (keys["tracer"] ^ keys["monitoring"])
