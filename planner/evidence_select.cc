@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include <nlohmann/json.hpp>
+
 #include "callgraph/native_index.h"
 #include "planner/context_key.h"
 #include "planner/kernel_evidence.h"
@@ -119,6 +121,26 @@ TestCoverageRuns coverage_runs_of(evidence::Store& store, const std::string& id)
   return {};
 }
 
+/// The collector's per-test, per-function limits of context recording, from a run's environment
+/// (`sampling`, written by the pytest plugin); the plugin's defaults where a run does not say.
+struct SamplingLimits {
+  std::size_t max_contexts = 8;
+  std::uint64_t max_calls = 32;
+};
+
+SamplingLimits sampling_limits(const std::string& environment) {
+  SamplingLimits limits;
+  auto j = nlohmann::json::parse(environment, nullptr, /*allow_exceptions=*/false);
+  if (j.is_object() && j.contains("sampling") && j["sampling"].is_object()) {
+    const auto& s = j["sampling"];
+    if (s.contains("max_contexts") && s["max_contexts"].is_number_unsigned())
+      limits.max_contexts = s["max_contexts"].get<std::size_t>();
+    if (s.contains("max_calls") && s["max_calls"].is_number_unsigned())
+      limits.max_calls = s["max_calls"].get<std::uint64_t>();
+  }
+  return limits;
+}
+
 /// Whether the test's deciding run recorded any kernel launch (it ran on a GPU under a collector).
 bool deciding_run_launched(evidence::Store& store, const std::string& evidence_id, std::int64_t run) {
   auto launches = store.kernels_of(evidence_id);
@@ -172,8 +194,12 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
   EvidenceSelection out;
   TestIdMap ids(static_selection);
   std::set<std::string> commits;
+  std::map<std::int64_t, SamplingLimits> sampling;  // per run
   if (auto runs = store.runs(); runs.ok())
-    for (const auto& r : *runs) commits.insert(r.run.commit);
+    for (const auto& r : *runs) {
+      commits.insert(r.run.commit);
+      sampling[r.id] = sampling_limits(r.run.environment);
+    }
 
   // 1. Which tests executed each changed symbol, in runs whose lines can be carried to base; for a
   // kernel, which tests launched it in any run (adding a test needs no fresh lines).
@@ -291,8 +317,10 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
                         "or at another size): their static paths stand; `fastci explain` names the run");
 
   // 4. Contexts of the changed symbols, and history, for pruning and risk.
+  std::set<std::string> sampled_out;
   for (const auto& c : checked) {
     std::map<std::string, std::set<std::string>> keys;
+    std::map<std::string, std::pair<std::set<std::string>, std::uint64_t>> recorded;  // raw keys, calls
     if (c.kernel) {
       for (const auto& [executed, commit] : c.executed)
         if (auto it = out.evidence.find(executed.first); it != out.evidence.end() && it->second.run_id == executed.second)
@@ -308,10 +336,22 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
         if (without_locals(ctx.context.function) == c.function)
           if (auto id = ids.head_id(ctx.test_id); !id.empty())
             if (auto it = out.evidence.find(id); it != out.evidence.end() && it->second.run_id == ctx.run_id)
-              keys[id].insert(framework_context_key(ctx.context));
+              {
+                keys[id].insert(framework_context_key(ctx.context));
+                recorded[id].first.insert(ctx.key);
+                recorded[id].second += ctx.context.count;
+              }
     for (auto& [id, summary] : out.evidence) {
       if (!summary.covered_changed.count(c.change->id)) continue;
       if (keys[id].empty()) summary.pairs.insert({c.change->id, "no-context-recorded:" + id});
+      // The collector stops recording a function's contexts in a test at its limits: past them the
+      // test may have run the change in contexts nobody saw, so it stands for itself.
+      const auto& [distinct, calls] = recorded[id];
+      const SamplingLimits& limits = sampling[summary.run_id];
+      if (distinct.size() >= limits.max_contexts || calls >= limits.max_calls) {
+        summary.pairs.insert({c.change->id, "sampling-limit:" + id});
+        sampled_out.insert(id);
+      }
       for (const auto& k : keys[id]) summary.pairs.insert({c.change->id, k});
     }
   }
@@ -333,6 +373,10 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
     for (std::size_t i = n > 3 ? n - 3 : 0; i < n; ++i) summary.failed_recently |= summary.recent_failures[i];
   }
 
+  if (!sampled_out.empty())
+    out.notes.push_back(std::to_string(sampled_out.size()) +
+                        " tests reached the collector's sampling limit on a changed symbol (contexts or calls per "
+                        "function per test): their unrecorded contexts may differ, so they are never pruned for it");
   for (auto& [id, selected] : candidates)
     if (!skipped.count(id)) out.selection.selected.push_back(std::move(selected));
   for (auto& [id, s] : skipped) out.selection.skipped.push_back(std::move(s));

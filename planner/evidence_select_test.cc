@@ -192,6 +192,41 @@ TEST_F(EvidenceSelect, AnyRunThatExecutedTheSymbolAddsTheTest) {
   EXPECT_FALSE(e.evidence.at("t_dynamic").has_evidence);  // no run of it may narrow or prune
 }
 
+TEST_F(EvidenceSelect, ContextsAtTheCollectorsSamplingLimitStandForThemselves) {
+  // Three tests ran f the same way; "t_busy" called it 32 times, the plugin's limit (its run says so):
+  // calls past the limit were not examined, so its contexts are not known to be these alone.
+  auto result = store_->ingest(
+      [&](evidence::EvidenceSink& sink) {
+        sink.begin_run(evidence::Run{base_, "2026-12-01T10:00:00Z", "ci",
+                                     R"({"sampling": {"max_contexts": 8, "max_calls": 32}})", "test", ""});
+        for (auto [id, calls] : {std::pair<std::string, std::uint64_t>{"t_a", 2}, {"t_b", 3}, {"t_busy", 32}}) {
+          evidence::TestEvidence t;
+          t.test_id = id;
+          t.outcome = Outcome::passed;
+          t.coverage.push_back({"pkg/a.py", {{1, 2}}, {}});
+          evidence::ExecutionContext c;
+          c.function = "pkg/a.py::f";
+          c.callers = {"tests/test_a.py::" + id};  // the test's own frame: not part of the pruning key
+          c.arguments = "x:int[1-1]";
+          c.count = calls;
+          t.contexts.push_back(c);
+          sink.add_test(std::move(t));
+        }
+        return util::Status{};
+      },
+      "test", "runs");
+  ASSERT_TRUE(result.ok()) << result.error().to_string();
+  auto e = refine({{reaching("t_a"), reaching("t_b"), reaching("t_busy")}, {}});
+  const auto& a = e.evidence.at("t_a").pairs;
+  EXPECT_EQ(a, e.evidence.at("t_b").pairs);  // the same framework context: one may stand for the other
+  EXPECT_EQ(a.size(), 1u);
+  const auto& busy = e.evidence.at("t_busy").pairs;
+  EXPECT_TRUE(busy.count({kChanged, "sampling-limit:t_busy"})) << "a truncated context set looked complete";
+  bool noted = false;
+  for (const auto& n : e.notes) noted |= n.find("sampling limit") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 TEST_F(EvidenceSelect, ASignatureRunAtImportIsNotTheFunctionRunning) {
   // Python 3.11+ reports h's default on line 2 as executed when pkg/c.py is imported.
   base_symbol_ = {"py:pkg.c.h", frontend::Language::python, frontend::SymbolKind::function, "pkg.c.h", "pkg/c.py", 1, 3};

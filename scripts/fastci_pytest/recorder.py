@@ -36,7 +36,8 @@ class Recorder:
 
     def _new_writer(self):
         header = run_record(self.settings.get("commit"), self.role, self.backend.name, self.extra_process,
-                            self.settings.get("session"))
+                            self.settings.get("session"),
+                            {"max_contexts": self.settings["max_contexts"], "max_calls": self.settings["max_calls"]})
         return Writer(self.settings["directory"], header)
 
     def begin_test(self, test_id):

@@ -19,10 +19,13 @@ def utc_now():
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def run_record(commit, role, backend_name, extra_process=None, session=None):
-    """The `run` record that opens every file; files of one pytest session share its `session` id."""
+def run_record(commit, role, backend_name, extra_process=None, session=None, sampling=None):
+    """The `run` record that opens every file; files of one pytest session share its `session` id.
+    `sampling`: the per-test limits of context recording, so a planner can tell a truncated context set."""
     environment = {"python": platform.python_version(), "implementation": platform.python_implementation(),
                    "platform": sys.platform, "backend": backend_name}
+    if sampling:
+        environment["sampling"] = dict(sampling)
     torch = sys.modules.get("torch")
     if torch is not None and getattr(torch, "__version__", None):
         environment["torch"] = str(torch.__version__)

@@ -103,6 +103,8 @@ def test_every_file_matches_the_format_and_is_published(suite):
     for records in evidence.files.values():
         assert records[0]["commit"] == commit
         assert records[0]["collector"] == "fastci_pytest " + fastci_version()
+        # the limits of context recording, workers included: past them a planner may not prune
+        assert records[0]["environment"]["sampling"] == {"max_contexts": 8, "max_calls": 32}
 
 
 def test_outcomes(suite):
