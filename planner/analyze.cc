@@ -406,8 +406,10 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
   prioritize_options.shrinks = &shrinks;
   prioritize_options.failure_classes = &failure_classes;
   prioritize_options.quarantine = config->quarantine;
+  auto kinds = change_kinds(plan.changes.symbols, head_index->graph, base_index ? &base_index->graph : nullptr);
+  prioritize_options.change_kinds = &kinds;
   plan.collection_checks = collection_checks(plan.changes, head_index->graph, plan.selection);
-  plan.prioritized = prioritize(plan.selection, plan.selection.skipped, evidence, costs, plan.changes.symbols,
+  plan.prioritized = prioritize(plan.selection, plan.selection.skipped, evidence, costs,
                                 changed_lines, prioritize_options);
   plan.timing.select_seconds = seconds_since(select_start);
   plan.symbols = head_index->graph.vertex_count();

@@ -40,16 +40,19 @@ std::string protection(const SelectedTest& s, const TestEvidenceSummary* ev) {
 }
 
 RiskFeatures features_of(const SelectedTest& s, const TestEvidenceSummary* ev,
-                         const std::map<std::string, const ChangedSymbol*>& changed, int changed_lines,
+                         const std::map<std::string, ChangeKinds>* change_kinds, int changed_lines,
                          const std::map<std::string, std::vector<HistoryPoint>>* histories) {
   RiskFeatures f;
   std::size_t contexts = ev ? ev->pairs.size() : 0;
   f.contexts = std::log2(1.0 + contexts) / 4.0;
   f.proximity = s.distance >= 0 ? 1.0 / (1.0 + s.distance) : (ev && !ev->covered_changed.empty() ? 0.5 : 0.0);
   for (const auto& r : s.reasons) {
-    auto it = changed.find(r.changed_symbol);
-    if (it == changed.end()) continue;
-    change_kind_features(it->second->qualified_name, it->second->kind == frontend::SymbolKind::kernel, f);
+    if (!change_kinds) break;
+    auto it = change_kinds->find(r.changed_symbol);
+    if (it == change_kinds->end()) continue;
+    f.kernel_change = std::max(f.kernel_change, it->second.kernel ? 1.0 : 0.0);
+    f.numerics_change = std::max(f.numerics_change, it->second.numerics ? 1.0 : 0.0);
+    f.parallel_change = std::max(f.parallel_change, it->second.parallel ? 1.0 : 0.0);
   }
   f.change_size = std::log2(1.0 + changed_lines) / 10.0;
   if (histories) {
@@ -81,10 +84,7 @@ void apply_shrink(const ShrinkDecision& shrink, PlanEntry& e) {
 
 Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest>& skipped,
                        const std::map<std::string, TestEvidenceSummary>& evidence, const CostTable& costs,
-                       const std::vector<ChangedSymbol>& changed_symbols, int changed_lines,
-                       const PrioritizeOptions& options) {
-  std::map<std::string, const ChangedSymbol*> changed;
-  for (const auto& s : changed_symbols) changed[s.id] = &s;
+                       int changed_lines, const PrioritizeOptions& options) {
   auto evidence_of = [&](const std::string& id) -> const TestEvidenceSummary* {
     auto it = evidence.find(id);
     return it == evidence.end() ? nullptr : &it->second;
@@ -129,7 +129,7 @@ Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest
       all_quarantined.push_back({s.test.id, e.full_gpus, e.full_seconds});
       continue;
     }
-    e.features = features_of(s, evidence_of(s.test.id), changed, changed_lines, options.histories);
+    e.features = features_of(s, evidence_of(s.test.id), options.change_kinds, changed_lines, options.histories);
     e.risk = risk_score(e.features, options.weights);
     risks.push_back(e.risk);
     gpu_seconds.push_back(e.predicted_seconds * e.gpus);

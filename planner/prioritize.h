@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/change_kind.h"
 #include "planner/equivalence.h"
 #include "planner/evidence_select.h"
 #include "planner/failure_class.h"
@@ -28,6 +29,9 @@ struct PrioritizeOptions {
   /// Tests whose failures are not the change's (known-failing, flaky): with risk ordering they run
   /// in a lane of their own after every other test, whatever their score.
   const std::map<std::string, FailureClassification>* failure_classes = nullptr;
+  /// Kind of each changed symbol (kernel, numerics, parallelism) from what it is and calls; a symbol
+  /// it does not name adds no change-kind feature.
+  const std::map<std::string, ChangeKinds>* change_kinds = nullptr;
   /// With `failure_classes`: leave those tests out of the plan (`[tool.fastci] quarantine = true`).
   bool quarantine = false;
   /// Per test, its runs with commits as history points (test_history.h); when set, a test it does
@@ -85,7 +89,6 @@ struct CostTable {
 /// Runs pruning, risk, ordering, budget and prediction.
 Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest>& skipped,
                        const std::map<std::string, TestEvidenceSummary>& evidence, const CostTable& costs,
-                       const std::vector<ChangedSymbol>& changed, int changed_lines,
-                       const PrioritizeOptions& options);
+                       int changed_lines, const PrioritizeOptions& options);
 
 }  // namespace fastci::planner

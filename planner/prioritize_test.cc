@@ -38,13 +38,13 @@ TEST(Prioritize, AKnownFailingTestIsRankedLastWhateverItsRisk) {
   Fixture f;
   PrioritizeOptions options;
   options.prune = PruneMode::off;
-  auto unclassified = prioritize(f.selection, {}, f.evidence, f.costs, {}, 10, options);
+  auto unclassified = prioritize(f.selection, {}, f.evidence, f.costs, 10, options);
   ASSERT_EQ(order_of(unclassified), (std::vector<std::string>{"broken", "near", "far"}));
 
   std::map<std::string, FailureClassification> classes{
       {"broken", {FailureClass::known_failing, "failed in the run of the base c2"}}};
   options.failure_classes = &classes;
-  auto classified = prioritize(f.selection, {}, f.evidence, f.costs, {}, 10, options);
+  auto classified = prioritize(f.selection, {}, f.evidence, f.costs, 10, options);
   EXPECT_EQ(order_of(classified), (std::vector<std::string>{"near", "far", "broken"}));
   EXPECT_EQ(classified.ordered.back().failure_class.kind, FailureClass::known_failing);
   EXPECT_EQ(classified.ordered.back().failure_class.evidence, "failed in the run of the base c2");
@@ -59,7 +59,7 @@ TEST(Prioritize, DiscoveryOrderKeepsClassifiedTestsInPlace) {
   options.order_by_risk = false;
   std::map<std::string, FailureClassification> classes{{"near", {FailureClass::flaky, "failed and passed at c1"}}};
   options.failure_classes = &classes;
-  auto p = prioritize(f.selection, {}, f.evidence, f.costs, {}, 10, options);
+  auto p = prioritize(f.selection, {}, f.evidence, f.costs, 10, options);
   EXPECT_EQ(order_of(p), (std::vector<std::string>{"near", "broken", "far"}));
   EXPECT_EQ(p.ordered.front().failure_class.kind, FailureClass::flaky);
 }
@@ -71,9 +71,9 @@ TEST(Prioritize, QuarantineLeavesClassifiedTestsOutButCountsThemInRunAll) {
   std::map<std::string, FailureClassification> classes{
       {"broken", {FailureClass::known_failing, "failed in the run of the base c2"}}};
   options.failure_classes = &classes;
-  auto lane = prioritize(f.selection, {}, f.evidence, f.costs, {}, 10, options);
+  auto lane = prioritize(f.selection, {}, f.evidence, f.costs, 10, options);
   options.quarantine = true;
-  auto quarantined = prioritize(f.selection, {}, f.evidence, f.costs, {}, 10, options);
+  auto quarantined = prioritize(f.selection, {}, f.evidence, f.costs, 10, options);
   EXPECT_EQ(order_of(quarantined), (std::vector<std::string>{"near", "far"}));
   ASSERT_EQ(quarantined.quarantined.size(), 1u);
   EXPECT_EQ(quarantined.quarantined[0].test.id, "broken");

@@ -91,21 +91,6 @@ void history_features(const std::vector<HistoryPoint>& history, RiskFeatures& f,
   f.flakiness = history.size() > 1 ? static_cast<double>(flips_without_change) / (history.size() - 1) : 0;
 }
 
-void change_kind_features(std::string_view name, bool is_kernel, RiskFeatures& f) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  auto any = [&](std::initializer_list<const char*> words) {
-    return std::any_of(words.begin(), words.end(), [&](const char* w) { return lower.find(w) != std::string::npos; });
-  };
-  if (is_kernel || any({"kernel", "cuda", "launch_", "__global__"})) f.kernel_change = 1;
-  if (any({"softmax", "norm", "gelu", "adam", "optim", "loss", "grad", "fp16", "bf16", "fp8", "quant",
-           "scale", "precision", "dtype", "rope", "rotary", "attention", "matmul", "gemm"}))
-    f.numerics_change = 1;
-  if (any({"parallel", "all_reduce", "allreduce", "all_gather", "reduce_scatter", "all_to_all", "dist",
-           "comm", "pipeline", "tensor_model", "sequence", "expert", "zero", "shard", "tp_", "pp_"}))
-    f.parallel_change = 1;
-}
-
 RiskWeights fit_risk_weights(const std::vector<RiskSample>& samples, int iterations, double lr, double l2) {
   RiskWeights w;
   w.weights.fill(0);

@@ -15,9 +15,9 @@ namespace fastci::planner {
 struct RiskFeatures {
   double contexts = 0;         ///< log2(1 + distinct changed contexts hit) / 4
   double proximity = 0;        ///< 1 / (1 + call-graph distance); 0 when not reached by a path
-  double kernel_change = 0;    ///< 1 when a changed symbol is a CUDA kernel or device code
-  double numerics_change = 0;  ///< 1 when a changed symbol looks numerical (softmax, norm, adam, ...)
-  double parallel_change = 0;  ///< 1 when a changed symbol is about parallelism or communication
+  double kernel_change = 0;    ///< 1 when a changed symbol is a kernel, device code, or launches one
+  double numerics_change = 0;  ///< 1 when a changed symbol calls casts, autocast, reductions (change_kind.h)
+  double parallel_change = 0;  ///< 1 when it calls torch.distributed, directly or through a repository function
   double change_size = 0;      ///< log2(1 + changed lines) / 10
   double failure_rate = 0;     ///< recency-weighted share of runs that failed after a code change
   double cofailure = 0;        ///< share of those failures whose commits touched the changed files
@@ -54,9 +54,6 @@ struct HistoryPoint {
 /// came with a change to code the test reaches, and flakiness from flips that came without one.
 void history_features(const std::vector<HistoryPoint>& history, RiskFeatures& features,
                       double half_life_runs = 10);
-
-/// Change-kind flags from a changed symbol's name and kind.
-void change_kind_features(std::string_view qualified_name, bool is_kernel, RiskFeatures& features);
 
 /// A labelled sample for fitting: features of a (change, test) pair and whether the test failed.
 struct RiskSample {

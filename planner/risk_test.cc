@@ -27,17 +27,6 @@ TEST(Risk, HistoryFeaturesWeighRecentFailuresAndFlips) {
   EXPECT_DOUBLE_EQ(flaky.flakiness, 1.0);
 }
 
-TEST(Risk, ChangeKindsFromNames) {
-  RiskFeatures f;
-  change_kind_features("megatron.core.tensor_parallel.mappings.all_reduce", false, f);
-  EXPECT_EQ(f.parallel_change, 1);
-  EXPECT_EQ(f.kernel_change, 0);
-  RiskFeatures k;
-  change_kind_features("launch_attn_softmax_v2", true, k);
-  EXPECT_EQ(k.kernel_change, 1);
-  EXPECT_EQ(k.numerics_change, 1);
-}
-
 TEST(Risk, FittedModelSeparatesFailingFromPassing) {
   std::vector<RiskSample> samples;
   for (int i = 0; i < 50; ++i) {
