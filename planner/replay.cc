@@ -638,6 +638,26 @@ std::string format_replay_json(const History& history, const std::vector<ReplayR
     s["mutants_caught"] = caught;
     s["mutants_missed"] = missed;
     s["on_mutants"] = totals_json(totals_of(history, report, true));
+    // Every entry on its own, so that subsets (the Python-only commits, those with pruning) can be
+    // totalled from the JSON instead of from the Markdown tables.
+    ordered_json rows = ordered_json::array();
+    for (std::size_t c = 0; c < report.rows.size(); ++c) {
+      const auto& row = report.rows[c];
+      ordered_json r;
+      r["commit"] = row.commit;
+      r["mutant_of"] = history.commits[c].mutant_of.empty() ? ordered_json(nullptr)
+                                                             : ordered_json(history.commits[c].mutant_of);
+      r["tests_run"] = row.metrics.tests_run;
+      r["pruned"] = row.pruned;
+      r["latency_hours"] = row.metrics.latency_seconds / 3600;
+      r["gpu_hours"] = row.metrics.gpu_hours;
+      r["failures_total"] = row.metrics.failures_present;
+      r["failures_caught"] = row.metrics.failures_caught;
+      r["mutant_caught"] = row.mutant_caught ? ordered_json(*row.mutant_caught) : ordered_json(nullptr);
+      r["note"] = row.note;
+      rows.push_back(std::move(r));
+    }
+    s["rows"] = rows;
     strategies[to_string(report.strategy)] = s;
   }
   out["strategies"] = strategies;

@@ -248,6 +248,15 @@ TEST(Replay, JsonTotalsCountCommitsAndMutantsApart) {
   EXPECT_EQ(all["mutants_killed"], 1);
   EXPECT_EQ(all["mutants_caught"], 1);
   EXPECT_TRUE(all["mutants_missed"].empty());
+  // every entry on its own: the real commit, then its two mutants
+  ASSERT_EQ(all["rows"].size(), 3u);
+  EXPECT_TRUE(all["rows"][0]["mutant_of"].is_null());
+  EXPECT_EQ(all["rows"][0]["tests_run"], 17);
+  EXPECT_DOUBLE_EQ(all["rows"][0]["gpu_hours"].get<double>(), 170.0 / 3600);
+  EXPECT_FALSE(all["rows"][1]["mutant_of"].is_null());
+  int caught = 0;
+  for (std::size_t i = 1; i < 3; ++i) caught += all["rows"][i]["mutant_caught"] == true;
+  EXPECT_EQ(caught, 1);
   EXPECT_TRUE(all["retention"].is_null());  // no evidence store
   EXPECT_DOUBLE_EQ(all["analysis_seconds"].get<double>(), 0);
   // APFD over the real commit (its failure 15th of 17) and the killed mutant (its killer 14th; the

@@ -224,6 +224,56 @@ def pct(value, base):
     return "%+.1f%%" % (100.0 * (value - base) / base)
 
 
+NATIVE = (".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".tpp")
+
+
+def changes_native_code(repo, base, commit):
+    """Whether base..commit touches C/C++/CUDA (names only: git's file list, not its diff text)."""
+    names = subprocess.run(["git", "-C", repo, "diff", "--name-only", base, commit], capture_output=True,
+                           text=True, check=True).stdout.split()
+    return any(name.endswith(NATIVE) for name in names)
+
+
+def python_only_table(history, strategies):
+    """Totals over the real commits that change no C/C++/CUDA file, and how often each strategy ran
+    every recorded test there."""
+    real = [e for e in history["commits"] if e.get("kind") != "mutant"]
+    python_only = {e["commit"] for e in real
+                   if not changes_native_code(history["repository"], e.get("base") or e["commit"] + "~1", e["commit"])}
+    base_gpu = sum(r["gpu_hours"] for r in strategies["run-all"]["rows"] if r["commit"] in python_only)
+    print("\n### The %d real commits that change no C/C++/CUDA file\n" % len(python_only))
+    print("| strategy | tests run | GPU-hours | vs run-all | plans running every recorded test |")
+    print("|---|---:|---:|---:|---:|")
+    for name, s in strategies.items():
+        rows = [r for r in s["rows"] if r["commit"] in python_only]
+        runs = sum(r["tests_run"] for r in rows)
+        gpu = sum(r["gpu_hours"] for r in rows)
+        total = sum(r["tests_run"] for r in strategies["run-all"]["rows"] if r["commit"] in python_only)
+        everything = sum(1 for r, a in zip(s["rows"], strategies["run-all"]["rows"])
+                         if r["commit"] in python_only and r["tests_run"] == a["tests_run"])
+        print("| %s | %d / %d | %.3f | %s | %d |" % (name, runs, total, gpu, pct(gpu, base_gpu), everything))
+
+
+def pruning_table(strategies):
+    """fastci-prune against fastci-select on the real commits where selection runs two tests or more
+    (pruning needs two tests to compare)."""
+    if "fastci-select" not in strategies or "fastci-prune" not in strategies:
+        return
+    select = [r for r in strategies["fastci-select"]["rows"] if r["mutant_of"] is None]
+    prune = [r for r in strategies["fastci-prune"]["rows"] if r["mutant_of"] is None]
+    pairs = [(s, p) for s, p in zip(select, prune) if s["tests_run"] >= 2]
+    print("\n### Pruning: the %d real commits where fastci-select runs two tests or more\n" % len(pairs))
+    print("| commit | fastci-select tests | GPU-hours | fastci-prune tests | pruned | GPU-hours |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for s, p in pairs:
+        print("| `%s` | %d | %.4f | %d | %d | %.4f |" % (s["commit"][:10], s["tests_run"], s["gpu_hours"], p["tests_run"],
+                                                     p["pruned"], p["gpu_hours"]))
+    gs, gp = sum(s["gpu_hours"] for s, _ in pairs), sum(p["gpu_hours"] for _, p in pairs)
+    print("| all | %d | %.4f | %d | %d | %.4f (%s) |" % (sum(s["tests_run"] for s, _ in pairs), gs,
+                                                     sum(p["tests_run"] for _, p in pairs),
+                                                     sum(p["pruned"] for _, p in pairs), gp, pct(gp, gs)))
+
+
 def tables(args):
     with open(args.replay, encoding="utf-8") as fh:
         replay = json.load(fh)
@@ -248,6 +298,8 @@ def tables(args):
         f = lambda v: "-" if v is None else "%.3f" % v
         print("| %s | %d | %s | %s | %d / %d | %d |" % (name, s["apfd_rows"], f(s["mean_apfd"]), f(s["mean_apfdc"]),
                                                        s["mutants_caught"], s["mutants_killed"], s["pruned"]))
+    python_only_table(history, strategies)
+    pruning_table(strategies)
     print("\n### Mutants\n")
     print("| commit | where | operator | mutation | killed by |")
     print("|---|---|---|---|---|")
