@@ -24,8 +24,7 @@ std::string_view last_component(std::string_view name) {
 }
 
 bool is_distributed_api(std::string_view name) {
-  return name.starts_with("torch.distributed.") || name.starts_with("torch.cuda.nccl.") ||
-         name.starts_with("torch.distributed");
+  return name.starts_with("torch.distributed") || name.starts_with("torch.cuda.nccl.");
 }
 
 /// torch APIs whose result depends on precision: casts, autocast, loss scaling, reductions and the

@@ -11,17 +11,7 @@ namespace {
 using evidence::Outcome;
 
 const char* outcome_text(const std::optional<Outcome>& outcome) {
-  if (!outcome) return "no outcome";
-  switch (*outcome) {
-    case Outcome::passed: return "passed";
-    case Outcome::failed: return "failed";
-    case Outcome::error: return "error";
-    case Outcome::skipped: return "skipped";
-    case Outcome::xfailed: return "xfailed";
-    case Outcome::xpassed: return "xpassed";
-    case Outcome::unknown: break;
-  }
-  return "unknown outcome";
+  return outcome ? evidence::to_string(*outcome) : "no outcome";
 }
 
 /// xpassed ran the whole test body without an error, as passed did; nothing else did.

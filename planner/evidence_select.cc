@@ -141,11 +141,9 @@ SamplingLimits sampling_limits(const std::string& environment) {
   return limits;
 }
 
-/// Whether the test's deciding run recorded any kernel launch (it ran on a GPU under a collector).
-bool deciding_run_launched(evidence::Store& store, const std::string& evidence_id, std::int64_t run) {
-  auto launches = store.kernels_of(evidence_id);
-  if (!launches.ok()) return false;
-  return std::any_of(launches->begin(), launches->end(), [&](const evidence::StoredKernel& k) { return k.run_id == run; });
+/// Whether a run recorded any kernel launch of the test (it ran on a GPU under a collector).
+bool run_launched(const std::vector<evidence::StoredKernel>& launches, std::int64_t run) {
+  return std::any_of(launches.begin(), launches.end(), [&](const evidence::StoredKernel& k) { return k.run_id == run; });
 }
 
 /// The evidence reason for a changed symbol that runs of the test executed, naming the deciding run
@@ -251,14 +249,21 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
   std::size_t undecided = 0;
   bool any_kernel_symbol = std::any_of(checked.begin(), checked.end(), [](const CheckedSymbol& c) { return c.kernel.has_value(); });
   std::map<std::string, std::string> evidence_ids;  // head id -> the id the evidence names it by
+  std::map<std::string, std::vector<evidence::HistoryEntry>> histories;  // read once, for steps 3 and 4
+  std::map<std::string, std::vector<evidence::StoredKernel>> launches;   // read once, with kernel symbols only
+  auto launches_of_test = [&](const std::string& id) -> const std::vector<evidence::StoredKernel>& {
+    auto [it, fresh] = launches.try_emplace(id);
+    if (fresh)
+      if (auto found = store.kernels_of(evidence_ids[id]); found.ok()) it->second = std::move(*found);
+    return it->second;
+  };
   for (auto& [id, selected] : candidates) {
     TestEvidenceSummary summary;
     auto found = coverage_runs_of(store, id);
     evidence_ids[id] = found.runs.empty() ? id : found.evidence_id;
+    if (auto history = store.history(evidence_ids[id]); history.ok()) histories[id] = std::move(*history);
     if (!found.runs.empty()) {
-      auto history = store.history(found.evidence_id);
-      auto decided = choose_deciding_run(history.ok() ? *history : std::vector<evidence::HistoryEntry>{},
-                                         found.runs, selected.test.gpus);
+      auto decided = choose_deciding_run(histories[id], found.runs, selected.test.gpus);
       if (decided.run) {
         summary.has_evidence = true;
         summary.run_id = decided.run->id;
@@ -273,7 +278,7 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
     std::vector<SelectionReason> kept;
     std::set<std::string> ruled_out, confirmed, stale, no_gpu, no_native;
     // A run on a machine without a GPU launched no kernel: it never shows a kernel was not launched.
-    bool launched_kernels = summary.has_evidence && any_kernel_symbol && deciding_run_launched(store, evidence_ids[id], summary.run_id);
+    bool launched_kernels = summary.has_evidence && any_kernel_symbol && run_launched(launches_of_test(id), summary.run_id);
     for (const auto& c : checked) {
       auto executed = c.executed.lower_bound({id, kFirstRun});
       if (executed != c.executed.end() && executed->first.first == id) {
@@ -324,10 +329,9 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
     if (c.kernel) {
       for (const auto& [executed, commit] : c.executed)
         if (auto it = out.evidence.find(executed.first); it != out.evidence.end() && it->second.run_id == executed.second)
-          if (auto launches = store.kernels_of(evidence_ids[executed.first]); launches.ok())
-            for (const auto& l : *launches)
-              if (l.run_id == executed.second && launches_symbol(*c.kernel, l.launch.name))
-                keys[executed.first].insert(launch_context_key(l.launch));
+          for (const auto& l : launches_of_test(executed.first))
+            if (l.run_id == executed.second && launches_symbol(*c.kernel, l.launch.name))
+              keys[executed.first].insert(launch_context_key(l.launch));
     }
     auto contexts = c.kernel ? util::Result<std::vector<evidence::StoredContext>>(std::vector<evidence::StoredContext>{})
                              : store.contexts_for_function(c.function);
@@ -356,12 +360,11 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
     }
   }
   for (auto& [id, summary] : out.evidence) {
-    auto history = store.history(evidence_ids[id]);
-    if (!history.ok()) continue;
+    const auto& history = histories[id];
     int deciding_gpus = -1;
-    for (const auto& h : *history)
+    for (const auto& h : history)
       if (summary.has_evidence && h.run_id == summary.run_id) deciding_gpus = h.gpus;
-    for (const auto& h : *history) {
+    for (const auto& h : history) {
       // A run at another size (recorded for shrinking) costs what that size costs, not the test's.
       bool same_size = deciding_gpus < 0 || std::max(h.gpus, 1) == std::max(deciding_gpus, 1);
       if (h.duration_seconds && same_size) summary.seconds = *h.duration_seconds;
