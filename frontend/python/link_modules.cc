@@ -1,5 +1,6 @@
 #include "frontend/python/link_modules.h"
 
+#include <algorithm>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -17,6 +18,7 @@ class Linker {
          const std::map<std::string, std::string>& package_aliases)
       : modules_(modules), files_(files), resolver_(modules, package_aliases) {
     index_variables();
+    index_built_classes();
   }
 
   void run() {
@@ -148,6 +150,7 @@ class Linker {
     if (reference.text == kDocstringReader) return add(from, kDocstringsPlaceholder, EdgeKind::read, reference.line);
     auto parts = components(reference.text);
     int g = resolver_.global(module_, reference.scope);
+    link_built_fields(from, reference, parts, g);
     if (plain_name(parts[0]) && variable_names_.count(parts[0]))
       for (const auto& id : visible_variables(g, parts[0])) add(from, id, EdgeKind::read, reference.line);
     std::string prefix = parts[0];
@@ -168,6 +171,84 @@ class Linker {
         name_matched_.insert(attribute);
       }
     }
+  }
+
+  // ---- fields that library code reads: pydantic models, dataclasses, enums, nested Config ------
+
+  /// Whether code outside the repository builds the class from its body: a base outside the
+  /// repository anywhere in its hierarchy (pydantic.BaseModel, Enum, NamedTuple, nn.Module, one
+  /// the resolver cannot find), or a decorator or class keyword on it or a repository base
+  /// (@dataclass, @attr.s, metaclass=). Such code reads fields no repository line reads: a default
+  /// only a validator sees, a nested Config's settings only the metaclass sees.
+  bool built_by_library(int class_scope) {
+    if (!resolver_.external_bases(class_scope).empty()) return true;
+    for (int c : resolver_.mro(class_scope))
+      if (resolver_.scope(c).build_hooks) return true;
+    return false;
+  }
+
+  /// Names of the classes built_by_library, so that only reads and calls that may name one are resolved.
+  void index_built_classes() {
+    for (int g = 0; g < resolver_.scope_count(); ++g)
+      if (resolver_.scope(g).kind == Scope::Kind::class_ && built_by_library(g)) built_names_.insert(resolver_.scope(g).name);
+  }
+
+  /// The class-level variables a library-built class's construction reads: those of every repository
+  /// class in its MRO and of the classes nested in them.
+  const std::vector<std::string>& built_fields(int class_scope) {
+    auto [it, added] = built_fields_.try_emplace(class_scope);
+    if (!added) return it->second;
+    std::vector<std::string> fields;
+    for (int c : resolver_.mro(class_scope)) {
+      int module = resolver_.module_of(c);
+      int first = resolver_.global(module, 0);
+      const auto& scopes = modules_[module].scopes;
+      for (std::size_t s = 0; s < scopes.size(); ++s) {
+        // c itself, or a class nested (at any depth) in it.
+        int inner = static_cast<int>(s);
+        while (inner >= 0 && first + inner != c) inner = scopes[inner].parent;
+        if (inner < 0 || scopes[s].kind != Scope::Kind::class_) continue;
+        if (auto v = variables_.find(first + static_cast<int>(s)); v != variables_.end())
+          for (const auto& [name, ids] : v->second) fields.insert(fields.end(), ids.begin(), ids.end());
+      }
+    }
+    std::sort(fields.begin(), fields.end());
+    fields.erase(std::unique(fields.begin(), fields.end()), fields.end());
+    return it->second = std::move(fields);
+  }
+
+  /// A read or call that names a library-built class (`Config(**d)`, `Config.parse_obj(d)`, a field
+  /// annotated with it, a class passed as a value) builds it: it depends on every field the building
+  /// reads. A read of one field (`Enum.member`) depends on that field alone, through its read edge;
+  /// the class's own members and its subclasses' headers build nothing.
+  void link_built_fields(const std::string& from, const RawReference& reference, const std::vector<std::string>& parts,
+                         int g) {
+    if (built_names_.empty()) return;
+    std::string prefix;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      if (!plain_name(parts[k])) return;
+      prefix += k ? "." + parts[k] : parts[k];
+      if (!built_names_.count(parts[k])) continue;
+      for (const auto& v : resolver_.resolve(prefix, g)) {
+        if (v.kind != Value::Kind::class_ || !built_by_library(v.id)) continue;
+        if (k + 1 < parts.size() && !class_variables(v.id, parts[k + 1], false).empty()) continue;
+        const std::string id = resolver_.symbol_id(v.id);
+        if (from == id || from.starts_with(id + ".")) continue;
+        if (builds_through_header(reference, v.id)) continue;
+        for (const auto& field : built_fields(v.id)) add(from, field, EdgeKind::read, reference.line);
+      }
+      return;
+    }
+  }
+
+  /// A subclass's header names its base: constructing the subclass reads the base's fields through
+  /// its own MRO, not through the header.
+  bool builds_through_header(const RawReference& reference, int base) {
+    if (reference.owner >= 0 || reference.decorated < 0) return false;
+    int definition = resolver_.global(module_, reference.decorated);
+    if (resolver_.scope(definition).kind != Scope::Kind::class_) return false;
+    const auto& order = resolver_.mro(definition);
+    return std::find(order.begin() + 1, order.end(), base) != order.end();
   }
 
   /// Import variables depend on what they import (an `import` edge to the repository module, or
@@ -368,6 +449,7 @@ class Linker {
     int g = resolver_.global(module_, reference.scope);
     // A lambda bound by a module- or class-level statement is referenced by that statement's variable.
     std::string from = reference.owner >= 0 ? reader_of(reference) : resolver_.symbol_id(g);
+    link_built_fields(from, reference, components(reference.text), g);
     auto values = resolver_.resolve(reference.text, g);
     if (reference.kind == EdgeKind::reference) {
       for (const auto& v : values)
@@ -406,6 +488,8 @@ class Linker {
   /// Class-level variables by name: (module, symbol id).
   std::unordered_map<std::string, std::vector<std::pair<int, std::string>>> class_variables_;
   std::set<std::string> name_matched_;
+  std::unordered_set<std::string> built_names_;  ///< names of classes built_by_library
+  std::unordered_map<int, std::vector<std::string>> built_fields_;  ///< memo of built_fields
 };
 
 }  // namespace

@@ -112,6 +112,7 @@ json scope_json(const Scope& s) {
           {"classmethod", s.is_classmethod},
           {"defines_init", s.defines_init},
           {"not_a_test", s.not_a_test},
+          {"build_hooks", s.build_hooks},
           {"marks", marks},
           {"fixture", s.is_fixture},
           {"fixture_name", s.fixture_name},
@@ -139,6 +140,7 @@ Scope scope_from(const json& j) {
   s.is_classmethod = j.at("classmethod").get<bool>();
   s.defines_init = j.at("defines_init").get<bool>();
   s.not_a_test = j.at("not_a_test").get<bool>();
+  s.build_hooks = j.at("build_hooks").get<bool>();
   for (const auto& m : j.at("marks")) s.marks.push_back(mark_from(m));
   s.is_fixture = j.at("fixture").get<bool>();
   s.fixture_name = j.at("fixture_name").get<std::string>();

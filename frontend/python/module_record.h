@@ -88,6 +88,7 @@ struct Scope {
   bool is_classmethod = false;
   bool defines_init = false;     ///< class: defines __init__ or __new__ itself
   bool not_a_test = false;       ///< class: __test__ = False
+  bool build_hooks = false;      ///< class: decorated or given class keywords (metaclass=): library code builds it
   std::vector<Mark> marks;       ///< pytest marks, in pytest's own order (closest decorator first)
   bool is_fixture = false;
   std::string fixture_name;      ///< name= or the function name

@@ -858,6 +858,10 @@ class ModuleParser {
       visit_target(target, scope);
     }
     if (!ts_node_is_null(value)) visit(value, scope);
+    // A field's annotation in a class body is read by the code a library builds from the class
+    // (a pydantic model constructs the model it names): the field reads the classes it names.
+    TSNode annotation = field(node, "type");
+    if (!ts_node_is_null(annotation) && record_.scopes[scope].kind == Scope::Kind::class_) visit(annotation, scope);
   }
 
   /// A module-level `__all__ = [...]` (or `+=`, `.extend(...)`): its string names join the star
@@ -1400,7 +1404,8 @@ class ModuleParser {
     TSNode superclasses = field(node, "superclasses");
     if (!ts_node_is_null(superclasses)) {
       for (TSNode base : children(superclasses)) {
-        if (!is(base, "keyword_argument")) {
+        if (is(base, "keyword_argument")) record_.scopes[index].build_hooks = true;
+        else {
           auto base_text = dotted_text(base);
           record_.scopes[index].bases.push_back(base_text ? *base_text
                                                           : "<" + compact(text(base), kMaxCalleeText) + ">");
@@ -1408,6 +1413,7 @@ class ModuleParser {
         visit(base, scope);
       }
     }
+    if (!decorators.empty()) record_.scopes[index].build_hooks = true;
     std::vector<Mark> decorator_marks;
     apply_decorators(decorators, scope, index, decorator_marks);
     definition_owner_ = reads.saved;
