@@ -9,6 +9,7 @@
 #include "evidence/store/store.h"
 #include "planner/evidence_select.h"
 #include "planner/failure_class.h"
+#include "planner/include_changes.h"
 #include "planner/shrink.h"
 #include "planner/unread_headers.h"
 #include "util/state_dir.h"
@@ -179,8 +180,11 @@ void add_macros_used_outside_code(const callgraph::CallGraph& graph, ChangeSet& 
     if (!v) continue;
     for (const auto& e : graph.dependents(*v)) {
       const auto& user = graph.vertex(e.from).symbol;
-      if (e.kind != frontend::EdgeKind::uses || user.kind != frontend::SymbolKind::module || !said.insert(user.file).second)
-        continue;
+      if (e.kind != frontend::EdgeKind::uses || user.kind != frontend::SymbolKind::module) continue;
+      // `#ifndef X` right above `#define X` in X's own file: an include guard, which only keeps the
+      // file from being read twice; a new header's guard is no reason to widen.
+      if (user.file == s.file && e.line == s.first_line - 1) continue;
+      if (!said.insert(user.file).second) continue;
       changes.widenings.push_back({Widening::Scope::native_units, user.file,
                                    "changed macro " + s.qualified_name + " is named at line " + std::to_string(e.line) +
                                        " outside the code Clang compiled (an #if, or a branch the guessed flags leave "
@@ -311,13 +315,13 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
   plan.timing.native_units = head_index->index.native_units;
   plan.timing.native_units_parsed = head_index->index.native_parsed;
   plan.timing.python_native_links = head_index->index.python_to_native_links;
-  plan.changes = build_change_set(
-      *base, *head, *diffs,
-      [&](const std::string& path) -> const frontend::FileFacts* {
-        auto it = base_files.find(path);
-        return it == base_files.end() ? nullptr : &it->second;
-      },
-      [&](const std::string& path) { return head_index->index.find(path); }, *config);
+  const FactsLookup base_facts = [&](const std::string& path) -> const frontend::FileFacts* {
+    auto it = base_files.find(path);
+    return it == base_files.end() ? nullptr : &it->second;
+  };
+  const FactsLookup head_facts = [&](const std::string& path) { return head_index->index.find(path); };
+  plan.changes = build_change_set(*base, *head, *diffs, base_facts, head_facts, *config);
+  map_include_changes(base_facts, head_facts, head_index->graph, plan.changes);
   {
     std::vector<const frontend::FileFacts*> units;
     for (const auto& f : head_index->index.facts.files)

@@ -49,6 +49,8 @@ fs::path extension_repo() {
                "csrc/ops.cpp") +
         branch("instantiation", "s/^template void launch_scale<double>.*$//", "csrc/kernels.cu") +
         branch("include_line", "s/^#include \"shapes.h\"$/#include \"shapes.h\"\\n#include <vector>/", "csrc/shapes.cpp") +
+        branch("include_repository_header", "s/^#include \"shapes.h\"$/#include \"shapes.h\"\\n#include \"kernels.h\"/",
+               "csrc/shapes.cpp") +
         branch("comments_only", "s|^/// A running sum, bound to Python as a class.$|// A running sum (bound to Python as a class)\\n|; s/^  double total_;$/  double total_;  \\/\\/ the sum so far/",
                "csrc/include/shapes.h") +
         branch("new_declaration", "s/^double total_area(/struct Unused { int n; };\\ndouble unused_helper(double);\\ndouble total_area(/",
@@ -216,6 +218,19 @@ TEST_F(AnalyzeNative, IncludeLineChangeWidensToTheUnitsReadingTheFileAndSaysWhic
   auto changed = changed_ids(*plan);
   EXPECT_TRUE(changed.contains("cpp:fixture::Accumulator::add(double)"));  // compiled in shapes.cpp
   EXPECT_FALSE(changed.contains("binding:fixture_ops.shapes_area"));        // ops.cpp does not read shapes.cpp
+}
+
+TEST_F(AnalyzeNative, AnIncludeOfARepositoryHeaderChangesOnlyTheFunctionsUsingWhatItBrings) {
+  // shapes.cpp now also reads kernels.h (launch_scale, launch_fill), which none of its functions
+  // calls: no function of the unit changes, nothing widens, no test runs, and the note says why.
+  auto plan = narrow_plan("include_repository_header");
+  for (const auto& s : plan.changes.symbols) EXPECT_EQ(s.kind, frontend::SymbolKind::module) << s.id;
+  EXPECT_TRUE(selected_ids(plan).empty());
+  ASSERT_EQ(plan.changes.files.size(), 1u);
+  EXPECT_NE(plan.changes.files[0].note.find("line 2 (`#include \"kernels.h\"`) newly reads"), std::string::npos)
+      << plan.changes.files[0].note;
+  EXPECT_NE(plan.changes.files[0].note.find("no function of the unit uses their declarations"), std::string::npos)
+      << plan.changes.files[0].note;
 }
 
 TEST_F(AnalyzeNative, FunctionsClangCouldNotResolveCountAsChangedWhenTheirUnitReadsTheChange) {

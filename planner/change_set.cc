@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "callgraph/native_index.h"
+#include "planner/include_changes.h"
 
 namespace fastci::planner {
 
@@ -176,8 +177,10 @@ class Builder {
     shared_lines_.clear();
     index_imports(head);
     SymbolLines head_lines(head), base_lines(base);
+    head_side_ = true;
     for (std::size_t i = 0; i < diff.new_lines.size(); ++i)
       touch(head_lines, diff.new_lines[i], diff.new_text[i], python, touched_head);
+    head_side_ = false;
     for (std::size_t i = 0; i < diff.old_lines.size(); ++i)
       touch(base_lines, diff.old_lines[i], diff.old_text[i], python, touched_base);
     // A symbol is changed when its body hash differs; one only in head is added, only in base deleted.
@@ -202,7 +205,7 @@ class Builder {
         }
         record(file, changed_symbol(*h, SymbolChange::changed));
         if (python && h->kind == SymbolKind::module) widen_module(file, *h);
-        if (!python && h->kind == SymbolKind::module) widen_native_file(file);
+        if (!python && h->kind == SymbolKind::module) widen_native_file(file, diff.status);
         if (python && h->kind == SymbolKind::class_) changed_classes.push_back(h);
       } else if (h) {
         hashes_[h->id] = h->body_hash;
@@ -264,8 +267,15 @@ class Builder {
 
   /// The tokens of a C/C++/CUDA file outside every declaration changed: an `#include`, a
   /// conditional-compilation line, a namespace, a forward declaration. What they change is in every
-  /// unit reading the file, so those units count as changed, said with the first such line.
-  void widen_native_file(const ChangedFile& file) {
+  /// unit reading the file, so those units count as changed, said with the first such line. A
+  /// translation unit whose only such lines are includes is mapped include by include instead.
+  void widen_native_file(ChangedFile& file, FileStatus status) {
+    if (status == FileStatus::modified && callgraph::is_translation_unit(file.path) && only_include_lines()) {
+      for (const auto* lines : {&module_lines_, &shared_lines_})
+        for (const auto& l : *lines)
+          if (!is_trivial_line(l.text, false)) out_.includes.push_back({file.path, l.line, summarize(l.text), l.head});
+      return;
+    }
     const std::string where = first_module_line();
     out_.widenings.push_back({Widening::Scope::native_units, file.path,
                               "code outside every declaration changed at " + where +
@@ -274,11 +284,23 @@ class Builder {
                               {}});
   }
 
+  /// Whether every changed line outside the declarations is an `#include` (or no code).
+  bool only_include_lines() const {
+    bool any = false;
+    for (const auto* lines : {&module_lines_, &shared_lines_})
+      for (const auto& l : *lines) {
+        if (is_trivial_line(l.text, false)) continue;
+        if (!parse_include_directive(l.text)) return false;
+        any = true;
+      }
+    return any;
+  }
+
   /// "line 12 (`#include "x.h"`)": the first changed line outside every definition, head first.
   std::string first_module_line() const {
     const auto& lines = module_lines_.empty() ? shared_lines_ : module_lines_;
     if (lines.empty()) return "an unknown line";
-    return "line " + std::to_string(lines.front().first) + " (`" + summarize(lines.front().second) + "`)";
+    return "line " + std::to_string(lines.front().line) + " (`" + summarize(lines.front().text) + "`)";
   }
 
   static std::string summarize(const std::string& text) {
@@ -341,13 +363,13 @@ class Builder {
     // decides (it ignores them).
     if (symbols.front()->kind == SymbolKind::module) {
       if (is_trivial_line(text, python)) return;
-      module_lines_.emplace_back(line, text);
+      module_lines_.push_back({line, text, head_side_});
     }
     // Tokens outside every symbol can share a line with one (an attribute, a second declaration):
     // the file's own symbol compares them too, by token hash, so touching it costs nothing.
     if (!python && lines.module() && symbols.front() != lines.module()) {
       touched.insert(lines.module()->id);
-      if (!is_trivial_line(text, false)) shared_lines_.emplace_back(line, text);
+      if (!is_trivial_line(text, false)) shared_lines_.push_back({line, text, head_side_});
     }
     for (const Symbol* s : symbols) {
       touched.insert(s->id);
@@ -361,8 +383,14 @@ class Builder {
   std::unordered_set<std::string> import_sources_;  ///< symbols of the current file with an import edge
   std::string head_module_;                         ///< the current file's module symbol
   std::unordered_map<std::string, std::uint64_t> hashes_;  ///< body hashes of added (head) and deleted (base) symbols
-  std::vector<std::pair<int, std::string>> module_lines_;  ///< module-level code lines of the current file, head first
-  std::vector<std::pair<int, std::string>> shared_lines_;  ///< C/C++ lines a declaration shares with file-level tokens
+  struct ModuleLine {
+    int line = 0;
+    std::string text;
+    bool head = true;  ///< a line of the head side (else of the base side)
+  };
+  std::vector<ModuleLine> module_lines_;  ///< module-level code lines of the current file, head first
+  std::vector<ModuleLine> shared_lines_;  ///< C/C++ lines a declaration shares with file-level tokens
+  bool head_side_ = true;                 ///< which side touch() is reading
   int outside_functions_ = 0;  ///< native lines of the current file outside every symbol
 };
 

@@ -60,6 +60,15 @@ struct ImportChange {
   std::string module;    ///< the symbol id of the module holding the import
 };
 
+/// An `#include` line of a C/C++/CUDA unit that was added or removed, where nothing else outside
+/// the unit's declarations changed: include_changes.h maps it to the functions it affects.
+struct IncludeChange {
+  std::string file;
+  int line = 0;          ///< at head when added, at base when removed
+  std::string text;      ///< the directive as written
+  bool added = true;
+};
+
 /// Everything the selector needs to know about base..head.
 struct ChangeSet {
   std::string base, head;  ///< full commit ids
@@ -69,6 +78,7 @@ struct ChangeSet {
   /// time (selection joins them with the readers of frontend::kDocstringsPlaceholder).
   std::vector<ChangedSymbol> docstrings;
   std::vector<ImportChange> imports;  ///< added or changed imports (a collection check each)
+  std::vector<IncludeChange> includes;  ///< changed include lines (include_changes.h)
   std::vector<Widening> widenings;
 };
 
