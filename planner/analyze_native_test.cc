@@ -49,6 +49,11 @@ fs::path extension_repo() {
                "csrc/ops.cpp") +
         branch("instantiation", "s/^template void launch_scale<double>.*$//", "csrc/kernels.cu") +
         branch("include_line", "s/^#include \"shapes.h\"$/#include \"shapes.h\"\\n#include <vector>/", "csrc/shapes.cpp") +
+        // a new header with an include guard, included by shapes.cpp
+        git + "checkout -qb guarded_header base && printf '#ifndef FIXTURE_EXTRA_H\\n#define FIXTURE_EXTRA_H\\n"
+              "double extra_area(double side);\\n#endif\\n' > " + dir.string() + "/csrc/include/extra.h && sed -i "
+              "'s/^#include \"shapes.h\"$/#include \"shapes.h\"\\n#include \"extra.h\"/' " + dir.string() +
+              "/csrc/shapes.cpp && " + git + "add -A && " + git + "commit -qm guarded_header && " + git + "checkout -q base && " +
         branch("include_repository_header", "s/^#include \"shapes.h\"$/#include \"shapes.h\"\\n#include \"kernels.h\"/",
                "csrc/shapes.cpp") +
         branch("comments_only", "s|^/// A running sum, bound to Python as a class.$|// A running sum (bound to Python as a class)\\n|; s/^  double total_;$/  double total_;  \\/\\/ the sum so far/",
@@ -231,6 +236,14 @@ TEST_F(AnalyzeNative, AnIncludeOfARepositoryHeaderChangesOnlyTheFunctionsUsingWh
       << plan.changes.files[0].note;
   EXPECT_NE(plan.changes.files[0].note.find("no function of the unit uses their declarations"), std::string::npos)
       << plan.changes.files[0].note;
+}
+
+TEST_F(AnalyzeNative, ANewHeadersIncludeGuardIsNoMacroNamedOutsideCode) {
+  // FIXTURE_EXTRA_H is named by `#ifndef` outside every declaration, right above its #define: an
+  // include guard. narrow_plan fails on any widening.
+  auto plan = narrow_plan("guarded_header");
+  EXPECT_TRUE(changed_ids(plan).contains("cpp-macro:csrc/include/extra.h:FIXTURE_EXTRA_H"));
+  EXPECT_TRUE(selected_ids(plan).empty());
 }
 
 TEST_F(AnalyzeNative, FunctionsClangCouldNotResolveCountAsChangedWhenTheirUnitReadsTheChange) {
