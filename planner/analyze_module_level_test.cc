@@ -126,10 +126,11 @@ TEST_F(ModuleLevelRepo, DataclassFieldDefaultReachesItsReadersAndBuilders) {
   for (const auto& s : plan.selection.selected) {
     if (s.test.id != "tests/test_lr.py::test_lr") continue;
     const auto& witness = s.reasons[0].witness;
-    ASSERT_EQ(witness.size(), 3u);  // the test, its function, the field
+    ASSERT_EQ(witness.size(), 4u);  // the test, its function, what building a TrainConfig reads, the field
     EXPECT_EQ(witness[1].symbol_id, "py:tests.test_lr.test_lr");
-    EXPECT_EQ(witness[1].kind_to_next, frontend::EdgeKind::read);
-    EXPECT_EQ(witness[2].symbol_id, "py:cfgpkg.config.TrainConfig.steps=");
+    EXPECT_EQ(witness[2].symbol_id, "?fields built by cfgpkg.config.TrainConfig");
+    EXPECT_EQ(witness[2].kind_to_next, frontend::EdgeKind::read);
+    EXPECT_EQ(witness[3].symbol_id, "py:cfgpkg.config.TrainConfig.steps=");
   }
 }
 

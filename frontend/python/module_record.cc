@@ -1,239 +1,422 @@
 #include "frontend/python/module_record.h"
 
-#include <nlohmann/json.hpp>
-
-#include "frontend/facts_json.h"
+#include "util/byte_codec.h"
 
 namespace fastci::frontend::python {
 namespace {
 
-using nlohmann::json;
+using util::ByteReader;
+using util::ByteWriter;
 
-json optional_json(const std::optional<std::string>& value) {
-  return value ? json(*value) : json(nullptr);
+/// The record's first bytes: a record of another layout is a cache miss, never a misread.
+constexpr std::string_view kFormat = "fastci-python-module/7";
+
+/// An enum written as its number, read back only where it names a value.
+template <typename Enum>
+Enum enum_from(ByteReader& r, Enum last) {
+  std::uint64_t v = r.u64();
+  if (v > static_cast<std::uint64_t>(last)) throw util::ByteCodecError("enum value out of range");
+  return static_cast<Enum>(v);
 }
 
-std::optional<std::string> optional_from(const json& j) {
-  if (j.is_null()) return std::nullopt;
-  return j.get<std::string>();
+template <typename Enum>
+void put_enum(ByteWriter& w, Enum value) {
+  w.u64(static_cast<std::uint64_t>(value));
 }
 
-json binding_json(const NameBinding& b) {
-  return json::array({b.name, static_cast<int>(b.kind), b.target, b.member, b.scope, b.line});
+void put_strings(ByteWriter& w, const std::vector<std::string>& values) {
+  w.u64(values.size());
+  for (const auto& v : values) w.str(v);
 }
 
-NameBinding binding_from(const json& j) {
+std::vector<std::string> strings_from(ByteReader& r) {
+  std::vector<std::string> out(r.count());
+  for (auto& v : out) v = r.str();
+  return out;
+}
+
+void put_ints(ByteWriter& w, const std::vector<int>& values) {
+  w.u64(values.size());
+  for (int v : values) w.i64(v);
+}
+
+std::vector<int> ints_from(ByteReader& r) {
+  std::vector<int> out(r.count());
+  for (auto& v : out) v = r.i32();
+  return out;
+}
+
+void put_optional(ByteWriter& w, const std::optional<std::string>& value) {
+  w.boolean(value.has_value());
+  if (value) w.str(*value);
+}
+
+std::optional<std::string> optional_from(ByteReader& r) {
+  if (!r.boolean()) return std::nullopt;
+  return r.str();
+}
+
+// ---- the facts ------------------------------------------------------------------------------
+
+void put_facts(ByteWriter& w, const FileFacts& f) {
+  w.str(f.path);
+  w.str(f.content_hash);
+  put_enum(w, f.language);
+  w.boolean(f.parsed);
+  w.u64(f.symbols.size());
+  for (const auto& s : f.symbols) {
+    w.str(s.id);
+    put_enum(w, s.language);
+    put_enum(w, s.kind);
+    w.str(s.qualified_name);
+    w.str(s.file);
+    w.i64(s.first_line);
+    w.i64(s.last_line);
+    w.u64(s.body_hash);
+    w.u64(s.doc_hash);
+  }
+  w.u64(f.edges.size());
+  for (const auto& e : f.edges) {
+    w.str(e.from);
+    w.str(e.to);
+    put_enum(w, e.kind);
+    w.str(e.file);
+    w.i64(e.line);
+  }
+  w.u64(f.launches.size());
+  for (const auto& l : f.launches) {
+    for (const auto* text : {&l.host_function, &l.kernel, &l.grid, &l.block, &l.shared_memory, &l.stream}) w.str(*text);
+    put_strings(w, l.template_arguments);
+    w.str(l.file);
+    w.i64(l.line);
+  }
+  w.u64(f.bindings.size());
+  for (const auto& b : f.bindings) {
+    for (const auto* text : {&b.extension_module, &b.python_name, &b.target, &b.dispatch_key, &b.file}) w.str(*text);
+    w.i64(b.line);
+  }
+  w.u64(f.tests.size());
+  for (const auto& t : f.tests) {
+    w.str(t.id);
+    w.str(t.symbol);
+    w.str(t.file);
+    w.i64(t.line);
+    put_strings(w, t.fixtures);
+    put_strings(w, t.marks);
+    w.i64(t.gpus);
+    w.u64(t.knobs.size());
+    for (const auto& k : t.knobs) {
+      w.str(k.name);
+      w.str(k.value);
+      put_enum(w, k.origin);
+      w.str(k.file);
+      w.i64(k.line);
+    }
+  }
+  put_strings(w, f.imported_modules);
+  w.u64(f.diagnostics.size());
+  for (const auto& d : f.diagnostics) {
+    put_enum(w, d.severity);
+    w.str(d.file);
+    w.i64(d.line);
+    w.str(d.message);
+  }
+}
+
+FileFacts facts_from(ByteReader& r) {
+  FileFacts f;
+  f.path = r.str();
+  f.content_hash = r.str();
+  f.language = enum_from(r, Language::cuda);
+  f.parsed = r.boolean();
+  f.symbols.resize(r.count());
+  for (auto& s : f.symbols) {
+    s.id = r.str();
+    s.language = enum_from(r, Language::cuda);
+    s.kind = enum_from(r, SymbolKind::declaration);
+    s.qualified_name = r.str();
+    s.file = r.str();
+    s.first_line = r.i32();
+    s.last_line = r.i32();
+    s.body_hash = r.u64();
+    s.doc_hash = r.u64();
+  }
+  f.edges.resize(r.count());
+  for (auto& e : f.edges) {
+    e.from = r.str();
+    e.to = r.str();
+    e.kind = enum_from(r, EdgeKind::uses);
+    e.file = r.str();
+    e.line = r.i32();
+  }
+  f.launches.resize(r.count());
+  for (auto& l : f.launches) {
+    for (auto* text : {&l.host_function, &l.kernel, &l.grid, &l.block, &l.shared_memory, &l.stream}) *text = r.str();
+    l.template_arguments = strings_from(r);
+    l.file = r.str();
+    l.line = r.i32();
+  }
+  f.bindings.resize(r.count());
+  for (auto& b : f.bindings) {
+    for (auto* text : {&b.extension_module, &b.python_name, &b.target, &b.dispatch_key, &b.file}) *text = r.str();
+    b.line = r.i32();
+  }
+  f.tests.resize(r.count());
+  for (auto& t : f.tests) {
+    t.id = r.str();
+    t.symbol = r.str();
+    t.file = r.str();
+    t.line = r.i32();
+    t.fixtures = strings_from(r);
+    t.marks = strings_from(r);
+    t.gpus = r.i32();
+    t.knobs.resize(r.count());
+    for (auto& k : t.knobs) {
+      k.name = r.str();
+      k.value = r.str();
+      k.origin = enum_from(r, KnobOrigin::declared);
+      k.file = r.str();
+      k.line = r.i32();
+    }
+  }
+  f.imported_modules = strings_from(r);
+  f.diagnostics.resize(r.count());
+  for (auto& d : f.diagnostics) {
+    d.severity = enum_from(r, Diagnostic::Severity::error);
+    d.file = r.str();
+    d.line = r.i32();
+    d.message = r.str();
+  }
+  return f;
+}
+
+// ---- scopes and what the linker resolves ----------------------------------------------------
+
+void put_binding(ByteWriter& w, const NameBinding& b) {
+  w.str(b.name);
+  put_enum(w, b.kind);
+  w.str(b.target);
+  w.str(b.member);
+  w.i64(b.scope);
+  w.i64(b.line);
+}
+
+NameBinding binding_from(ByteReader& r) {
   NameBinding b;
-  b.name = j.at(0).get<std::string>();
-  int kind = j.at(1).get<int>();
-  if (kind < 0 || kind > static_cast<int>(NameBinding::Kind::star_import))
-    throw std::invalid_argument("binding kind out of range");
-  b.kind = static_cast<NameBinding::Kind>(kind);
-  b.target = j.at(2).get<std::string>();
-  b.member = j.at(3).get<std::string>();
-  b.scope = j.at(4).get<int>();
-  b.line = j.at(5).get<int>();
+  b.name = r.str();
+  b.kind = enum_from(r, NameBinding::Kind::star_import);
+  b.target = r.str();
+  b.member = r.str();
+  b.scope = r.i32();
+  b.line = r.i32();
   return b;
 }
 
-json parametrize_json(const Parametrize& p) {
-  json sets = json::array();
-  for (const auto& set : p.sets) {
-    json ids = json::array();
-    for (const auto& id : set.value_ids) ids.push_back(optional_json(id));
-    sets.push_back({{"values", set.values}, {"value_ids", ids}, {"id", optional_json(set.id)}});
-  }
-  json ids = json::array();
-  for (const auto& id : p.ids) ids.push_back(optional_json(id));
-  return {{"argnames", p.argnames}, {"sets", sets},       {"ids", ids},
-          {"indirect", p.indirect}, {"static", p.is_static}, {"line", p.line}};
+void put_bindings(ByteWriter& w, const std::vector<NameBinding>& bindings) {
+  w.u64(bindings.size());
+  for (const auto& b : bindings) put_binding(w, b);
 }
 
-Parametrize parametrize_from(const json& j) {
-  Parametrize p;
-  p.argnames = j.at("argnames").get<std::vector<std::string>>();
-  for (const auto& s : j.at("sets")) {
-    ParameterSet set;
-    set.values = s.at("values").get<std::vector<std::string>>();
-    for (const auto& id : s.at("value_ids")) set.value_ids.push_back(optional_from(id));
-    set.id = optional_from(s.at("id"));
-    p.sets.push_back(std::move(set));
+std::vector<NameBinding> bindings_from(ByteReader& r) {
+  std::vector<NameBinding> out(r.count());
+  for (auto& b : out) b = binding_from(r);
+  return out;
+}
+
+void put_parametrize(ByteWriter& w, const Parametrize& p) {
+  put_strings(w, p.argnames);
+  w.u64(p.sets.size());
+  for (const auto& set : p.sets) {
+    put_strings(w, set.values);
+    w.u64(set.value_ids.size());
+    for (const auto& id : set.value_ids) put_optional(w, id);
+    put_optional(w, set.id);
   }
-  for (const auto& id : j.at("ids")) p.ids.push_back(optional_from(id));
-  p.indirect = j.at("indirect").get<bool>();
-  p.is_static = j.at("static").get<bool>();
-  p.line = j.at("line").get<int>();
+  w.u64(p.ids.size());
+  for (const auto& id : p.ids) put_optional(w, id);
+  w.boolean(p.indirect);
+  w.boolean(p.is_static);
+  w.i64(p.line);
+}
+
+Parametrize parametrize_from(ByteReader& r) {
+  Parametrize p;
+  p.argnames = strings_from(r);
+  p.sets.resize(r.count());
+  for (auto& set : p.sets) {
+    set.values = strings_from(r);
+    set.value_ids.resize(r.count());
+    for (auto& id : set.value_ids) id = optional_from(r);
+    set.id = optional_from(r);
+  }
+  p.ids.resize(r.count());
+  for (auto& id : p.ids) id = optional_from(r);
+  p.indirect = r.boolean();
+  p.is_static = r.boolean();
+  p.line = r.i32();
   return p;
 }
 
-json mark_json(const Mark& m) {
-  json j = {{"name", m.name}, {"strings", m.string_args}, {"ints", m.int_args}, {"line", m.line}};
-  if (m.parametrize) j["parametrize"] = parametrize_json(*m.parametrize);
-  return j;
+void put_scope(ByteWriter& w, const Scope& s) {
+  put_enum(w, s.kind);
+  w.str(s.qualified_name);
+  w.str(s.name);
+  w.i64(s.parent);
+  w.i64(s.line);
+  put_bindings(w, s.bindings);
+  put_strings(w, s.parameters);
+  put_strings(w, s.required_parameters);
+  put_strings(w, s.bases);
+  put_strings(w, s.returns);
+  put_bindings(w, s.instance_attributes);
+  for (bool flag : {s.is_staticmethod, s.is_classmethod, s.defines_init, s.not_a_test, s.build_hooks, s.is_fixture,
+                    s.fixture_autouse})
+    w.boolean(flag);
+  w.u64(s.marks.size());
+  for (const auto& m : s.marks) {
+    w.str(m.name);
+    put_strings(w, m.string_args);
+    put_ints(w, m.int_args);
+    w.i64(m.line);
+    w.boolean(m.parametrize.has_value());
+    if (m.parametrize) put_parametrize(w, *m.parametrize);
+  }
+  w.str(s.fixture_name);
+  put_ints(w, s.world_sizes);
 }
 
-Mark mark_from(const json& j) {
-  Mark m;
-  m.name = j.at("name").get<std::string>();
-  m.string_args = j.at("strings").get<std::vector<std::string>>();
-  m.int_args = j.at("ints").get<std::vector<int>>();
-  m.line = j.at("line").get<int>();
-  if (j.contains("parametrize")) m.parametrize = parametrize_from(j.at("parametrize"));
-  return m;
-}
-
-json bindings_json(const std::vector<NameBinding>& bindings) {
-  json out = json::array();
-  for (const auto& b : bindings) out.push_back(binding_json(b));
-  return out;
-}
-
-std::vector<NameBinding> bindings_from(const json& j) {
-  std::vector<NameBinding> out;
-  for (const auto& b : j) out.push_back(binding_from(b));
-  return out;
-}
-
-json scope_json(const Scope& s) {
-  json marks = json::array();
-  for (const auto& m : s.marks) marks.push_back(mark_json(m));
-  return {{"kind", static_cast<int>(s.kind)},
-          {"qualified_name", s.qualified_name},
-          {"name", s.name},
-          {"parent", s.parent},
-          {"line", s.line},
-          {"bindings", bindings_json(s.bindings)},
-          {"parameters", s.parameters},
-          {"required", s.required_parameters},
-          {"bases", s.bases},
-          {"returns", s.returns},
-          {"instance_attributes", bindings_json(s.instance_attributes)},
-          {"static", s.is_staticmethod},
-          {"classmethod", s.is_classmethod},
-          {"defines_init", s.defines_init},
-          {"not_a_test", s.not_a_test},
-          {"build_hooks", s.build_hooks},
-          {"marks", marks},
-          {"fixture", s.is_fixture},
-          {"fixture_name", s.fixture_name},
-          {"autouse", s.fixture_autouse},
-          {"world_sizes", s.world_sizes}};
-}
-
-Scope scope_from(const json& j) {
+Scope scope_from(ByteReader& r) {
   Scope s;
-  int kind = j.at("kind").get<int>();
-  if (kind < 0 || kind > static_cast<int>(Scope::Kind::function))
-    throw std::invalid_argument("scope kind out of range");
-  s.kind = static_cast<Scope::Kind>(kind);
-  s.qualified_name = j.at("qualified_name").get<std::string>();
-  s.name = j.at("name").get<std::string>();
-  s.parent = j.at("parent").get<int>();
-  s.line = j.at("line").get<int>();
-  s.bindings = bindings_from(j.at("bindings"));
-  s.parameters = j.at("parameters").get<std::vector<std::string>>();
-  s.required_parameters = j.at("required").get<std::vector<std::string>>();
-  s.bases = j.at("bases").get<std::vector<std::string>>();
-  s.returns = j.at("returns").get<std::vector<std::string>>();
-  s.instance_attributes = bindings_from(j.at("instance_attributes"));
-  s.is_staticmethod = j.at("static").get<bool>();
-  s.is_classmethod = j.at("classmethod").get<bool>();
-  s.defines_init = j.at("defines_init").get<bool>();
-  s.not_a_test = j.at("not_a_test").get<bool>();
-  s.build_hooks = j.at("build_hooks").get<bool>();
-  for (const auto& m : j.at("marks")) s.marks.push_back(mark_from(m));
-  s.is_fixture = j.at("fixture").get<bool>();
-  s.fixture_name = j.at("fixture_name").get<std::string>();
-  s.fixture_autouse = j.at("autouse").get<bool>();
-  s.world_sizes = j.at("world_sizes").get<std::vector<int>>();
+  s.kind = enum_from(r, Scope::Kind::function);
+  s.qualified_name = r.str();
+  s.name = r.str();
+  s.parent = r.i32();
+  s.line = r.i32();
+  s.bindings = bindings_from(r);
+  s.parameters = strings_from(r);
+  s.required_parameters = strings_from(r);
+  s.bases = strings_from(r);
+  s.returns = strings_from(r);
+  s.instance_attributes = bindings_from(r);
+  for (bool* flag : {&s.is_staticmethod, &s.is_classmethod, &s.defines_init, &s.not_a_test, &s.build_hooks,
+                     &s.is_fixture, &s.fixture_autouse})
+    *flag = r.boolean();
+  s.marks.resize(r.count());
+  for (auto& m : s.marks) {
+    m.name = r.str();
+    m.string_args = strings_from(r);
+    m.int_args = ints_from(r);
+    m.line = r.i32();
+    if (r.boolean()) m.parametrize = parametrize_from(r);
+  }
+  s.fixture_name = r.str();
+  s.world_sizes = ints_from(r);
   return s;
+}
+
+/// The kinds a raw reference may have (what parse_module records).
+bool is_reference_kind(EdgeKind kind) {
+  return kind == EdgeKind::call || kind == EdgeKind::decorates || kind == EdgeKind::reference ||
+         kind == EdgeKind::virtual_call || kind == EdgeKind::read;
 }
 
 }  // namespace
 
 std::string serialize(const ModuleRecord& record) {
-  json scopes = json::array();
-  for (const auto& s : record.scopes) scopes.push_back(scope_json(s));
-  json references = json::array();
-  for (const auto& r : record.references)
-    references.push_back(json::array({r.scope, r.text, to_string(r.kind), r.line,
-                                      r.keep_unresolved, r.decorated, r.arguments, r.owner}));
-  json variables = json::array();
-  for (const auto& v : record.variables)
-    variables.push_back(json::array({v.scope, v.name, v.is_import, v.imported_module, v.imported_member}));
-  json extensions = json::array();
-  for (const auto& e : record.extensions)
-    extensions.push_back(json::array({e.name, e.absolute_name, e.builder_class, e.sources, e.line}));
-  json j = {{"format", "fastci-python-module/6"},
-            {"facts", to_json(record.facts)},
-            {"module", record.module_name},
-            {"package", record.is_package},
-            {"scopes", scopes},
-            {"references", references},
-            {"extensions", extensions},
-            {"variables", variables},
-            {"exports", record.star_exports ? json(*record.star_exports) : json()}};
-  // MessagePack: about twice as fast to read back as JSON text, and it keeps bytes that are not
-  // UTF-8 as they are.
-  std::vector<std::uint8_t> bytes = json::to_msgpack(j);
-  return std::string(bytes.begin(), bytes.end());
+  ByteWriter w;
+  w.str(kFormat);
+  put_facts(w, record.facts);
+  w.str(record.module_name);
+  w.boolean(record.is_package);
+  w.u64(record.scopes.size());
+  for (const auto& s : record.scopes) put_scope(w, s);
+  w.u64(record.references.size());
+  for (const auto& r : record.references) {
+    w.i64(r.scope);
+    w.str(r.text);
+    put_enum(w, r.kind);
+    w.i64(r.line);
+    w.boolean(r.keep_unresolved);
+    w.i64(r.decorated);
+    put_strings(w, r.arguments);
+    w.i64(r.owner);
+  }
+  w.u64(record.extensions.size());
+  for (const auto& e : record.extensions) {
+    w.str(e.name);
+    w.str(e.absolute_name);
+    w.str(e.builder_class);
+    put_strings(w, e.sources);
+    w.i64(e.line);
+  }
+  w.u64(record.variables.size());
+  for (const auto& v : record.variables) {
+    w.i64(v.scope);
+    w.str(v.name);
+    w.boolean(v.is_import);
+    w.str(v.imported_module);
+    w.str(v.imported_member);
+  }
+  w.boolean(record.star_exports.has_value());
+  if (record.star_exports) put_strings(w, *record.star_exports);
+  return w.take();
 }
 
 util::Result<ModuleRecord> deserialize(std::string_view bytes) {
-  json j = json::from_msgpack(bytes.begin(), bytes.end(), /*strict=*/true, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return util::Error{"cached Python module record is not valid MessagePack"};
   try {
-    if (j.at("format") != "fastci-python-module/6")
-      return util::Error{"cached Python module record has an unknown format"};
+    ByteReader r(bytes);
+    if (r.str() != kFormat) return util::Error{"cached Python module record has an unknown format"};
     ModuleRecord record;
-    auto facts = file_facts_from_json(j.at("facts"));
-    if (!facts) return facts.error();
-    record.facts = std::move(*facts);
-    record.module_name = j.at("module").get<std::string>();
-    record.is_package = j.at("package").get<bool>();
-    for (const auto& s : j.at("scopes")) record.scopes.push_back(scope_from(s));
-    for (const auto& e : j.at("extensions"))
-      record.extensions.push_back({e.at(0).get<std::string>(), e.at(1).get<std::string>(), e.at(2).get<std::string>(),
-                                   e.at(3).get<std::vector<std::string>>(), record.facts.path, e.at(4).get<int>()});
-    for (const auto& r : j.at("references")) {
-      RawReference ref;
-      ref.scope = r.at(0).get<int>();
-      ref.text = r.at(1).get<std::string>();
-      std::string kind = r.at(2).get<std::string>();
-      bool known = false;
-      for (EdgeKind k : {EdgeKind::call, EdgeKind::decorates, EdgeKind::reference,
-                         EdgeKind::virtual_call, EdgeKind::read}) {
-        if (kind == to_string(k)) {
-          ref.kind = k;
-          known = true;
-        }
-      }
-      if (!known) return util::Error{"cached Python module record: unknown reference kind " + kind};
-      ref.line = r.at(3).get<int>();
-      ref.keep_unresolved = r.at(4).get<bool>();
-      ref.decorated = r.at(5).get<int>();
-      ref.arguments = r.at(6).get<std::vector<std::string>>();
-      ref.owner = r.at(7).get<int>();
-      record.references.push_back(std::move(ref));
+    record.facts = facts_from(r);
+    record.module_name = r.str();
+    record.is_package = r.boolean();
+    record.scopes.resize(r.count());
+    for (auto& s : record.scopes) s = scope_from(r);
+    record.references.resize(r.count());
+    for (auto& ref : record.references) {
+      ref.scope = r.i32();
+      ref.text = r.str();
+      ref.kind = enum_from(r, EdgeKind::uses);
+      if (!is_reference_kind(ref.kind)) return util::Error{"cached Python module record: unknown reference kind"};
+      ref.line = r.i32();
+      ref.keep_unresolved = r.boolean();
+      ref.decorated = r.i32();
+      ref.arguments = strings_from(r);
+      ref.owner = r.i32();
     }
-    for (const auto& v : j.at("variables"))
-      record.variables.push_back({v.at(0).get<int>(), v.at(1).get<std::string>(), v.at(2).get<bool>(),
-                                  v.at(3).get<std::string>(), v.at(4).get<std::string>()});
-    if (!j.at("exports").is_null()) record.star_exports = j.at("exports").get<std::vector<std::string>>();
+    record.extensions.resize(r.count());
+    for (auto& e : record.extensions) {
+      e.name = r.str();
+      e.absolute_name = r.str();
+      e.builder_class = r.str();
+      e.sources = strings_from(r);
+      e.file = record.facts.path;
+      e.line = r.i32();
+    }
+    record.variables.resize(r.count());
+    for (auto& v : record.variables) {
+      v.scope = r.i32();
+      v.name = r.str();
+      v.is_import = r.boolean();
+      v.imported_module = r.str();
+      v.imported_member = r.str();
+    }
+    if (r.boolean()) record.star_exports = strings_from(r);
+    if (!r.done()) return util::Error{"cached Python module record: bytes after the end"};
     int scope_count = static_cast<int>(record.scopes.size());
     if (scope_count == 0 || record.facts.symbols.size() != record.scopes.size() + record.variables.size())
       return util::Error{"cached Python module record: scopes do not match symbols"};
     for (const auto& s : record.scopes)
       if (s.parent >= scope_count) return util::Error{"cached Python module record: bad parent"};
-    for (const auto& r : record.references)
-      if (r.scope < 0 || r.scope >= scope_count || r.decorated >= scope_count ||
-          r.owner >= static_cast<int>(record.variables.size()))
+    for (const auto& ref : record.references)
+      if (ref.scope < 0 || ref.scope >= scope_count || ref.decorated >= scope_count ||
+          ref.owner >= static_cast<int>(record.variables.size()))
         return util::Error{"cached Python module record: reference to an unknown scope"};
     for (const auto& v : record.variables)
       if (v.scope < 0 || v.scope >= scope_count)
         return util::Error{"cached Python module record: variable in an unknown scope"};
     return record;
-  } catch (const std::exception& e) {
+  } catch (const util::ByteCodecError& e) {
     return util::Error{std::string("malformed cached Python module record: ") + e.what()};
   }
 }

@@ -38,18 +38,41 @@ TEST(ModuleRecordCache, KeepsTheExtensionsASetupPyDeclares) {
   EXPECT_EQ(back->extensions[0].file, "tests/fixtures/cpp/ext/setup.py");
 }
 
+TEST(ModuleRecordCache, KeepsEveryFactField) {
+  auto record = parse_module("pkg/m.py", "import os\nclass C(Base):\n    x: int = 1\n");
+  auto& f = record.facts;
+  f.edges.push_back({"py:pkg.m.C", "?Base", EdgeKind::read, "pkg/m.py", 2});
+  f.launches.push_back({"cpp:h()", "cuda:k()", "g", "b", "0", "s", {"float", "4"}, "a.cu", 9});
+  f.bindings.push_back({"ext", "f", "cpp:f()", "CPU", "a.cpp", 3});
+  f.tests.push_back({"tests/t.py::test_a[1]", "py:tests.t.test_a", "tests/t.py", 4, {"py:fx"}, {"slow"}, 2,
+                     {{"world_size", "2", KnobOrigin::declared, "tests/t.py", 3}}});
+  f.imported_modules = {"os"};
+  f.diagnostics.push_back({Diagnostic::Severity::warning, "pkg/m.py", 1, "note \xff"});
+  std::string bytes = serialize(record);
+  auto back = deserialize(bytes);
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(serialize(*back), bytes);
+  ASSERT_EQ(back->facts.tests.size(), 1u);
+  EXPECT_EQ(back->facts.tests[0].knobs[0].origin, KnobOrigin::declared);
+  EXPECT_EQ(back->facts.launches[0].template_arguments, (std::vector<std::string>{"float", "4"}));
+  EXPECT_EQ(back->facts.diagnostics[0].severity, Diagnostic::Severity::warning);
+  EXPECT_EQ(back->facts.diagnostics[0].message, "note \xff");
+  EXPECT_EQ(back->scopes[1].bases, (std::vector<std::string>{"Base"}));
+}
+
 TEST(ModuleRecordCache, RejectsCorruptInput) {
   EXPECT_FALSE(deserialize("not json").ok());
   EXPECT_FALSE(deserialize("{}").ok());
   auto record = parse_module("a.py", "def f():\n    g()\n");
   std::string bytes = serialize(record);
   std::string broken = bytes;
-  broken.replace(broken.find("fastci-python-module/6"), 22, "fastci-python-module/9");
+  broken.replace(broken.find("fastci-python-module/7"), 22, "fastci-python-module/9");
   auto result = deserialize(broken);
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.error().message.find("format"), std::string::npos);
-  auto truncated = deserialize(bytes.substr(0, bytes.size() / 2));
-  EXPECT_FALSE(truncated.ok());
+  // Every proper prefix is refused, however it ends.
+  for (std::size_t size = 0; size < bytes.size(); ++size) EXPECT_FALSE(deserialize(bytes.substr(0, size)).ok()) << size;
+  EXPECT_FALSE(deserialize(bytes + "x").ok());
 }
 
 }  // namespace
