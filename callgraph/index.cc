@@ -181,7 +181,7 @@ IndexResult index_repository(const std::vector<SourceFile>& files, IndexCache& c
   for (const auto& r : records) declared.insert(declared.end(), r.extensions.begin(), r.extensions.end());
   start = std::chrono::steady_clock::now();
   auto diagnostics = std::move(result.facts.diagnostics);
-  result.facts = python::link_modules(std::move(records), aliases);
+  result.facts = python::link_modules(std::move(records), aliases, options.release_link_state);
   result.facts.diagnostics.insert(result.facts.diagnostics.end(), diagnostics.begin(), diagnostics.end());
   result.link_seconds = seconds_since(start);
 

@@ -30,6 +30,7 @@ struct IndexOptions {
   unsigned threads = 2;
   bool show_progress = true;
   std::filesystem::path scratch_dir;  ///< where C++/CUDA sources are written for Clang on a cache miss
+  bool release_link_state = true;     ///< false: the process ends soon; leave linking's memory to the exit
 };
 
 /// The linked facts of a tree and what it cost.

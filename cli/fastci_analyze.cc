@@ -96,6 +96,7 @@ std::optional<double> parse_duration(const std::string& text) {
 int main(int argc, char** argv) {
   CLI::App app{"fastci-analyze: select, explain and order the tests a change needs"};
   planner::AnalyzeOptions options;
+  options.free_index = false;  // one analysis, then the process ends
   Outputs outputs;
   std::string repository = ".", state_dir, prune = "safe", budget, weights, emit;
   bool no_cache = false, quiet = false, no_evidence = false;

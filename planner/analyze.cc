@@ -67,7 +67,7 @@ callgraph::IndexOptions index_options(const AnalyzeOptions& options) {
   auto state = util::state_dir(options.repository, options.state_dir);
   std::error_code ignored;
   std::filesystem::create_directories(state, ignored);
-  return {options.threads, options.show_progress, state};
+  return {options.threads, options.show_progress, state, options.free_index};
 }
 
 /// Base-side facts of changed C++/CUDA files: the changed units, and for a header the units that
@@ -424,6 +424,10 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
       if (d.severity == frontend::Diagnostic::Severity::error && f.language == frontend::Language::python)
         plan.diagnostics.push_back(d);
   for (const auto& d : head_index->index.facts.diagnostics) plan.diagnostics.push_back(d);
+  if (!options.free_index) {
+    new CommitIndex(std::move(*head_index));  // released by the exit, not piece by piece
+    if (base_index) new CommitIndex(std::move(*base_index));
+  }
   plan.timing.total_seconds = seconds_since(start);
   return plan;
 }

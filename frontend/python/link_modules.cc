@@ -1,6 +1,7 @@
 #include "frontend/python/link_modules.h"
 
 #include <algorithm>
+#include <memory>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -497,11 +498,18 @@ class Linker {
 
 }  // namespace
 
-RepositoryFacts link_modules(std::vector<ModuleRecord> modules, const std::map<std::string, std::string>& package_aliases) {
+RepositoryFacts link_modules(std::vector<ModuleRecord> modules, const std::map<std::string, std::string>& package_aliases,
+                             bool release) {
   RepositoryFacts out;
   out.files.reserve(modules.size());
   for (const auto& m : modules) out.files.push_back(m.facts);
-  Linker(modules, out.files, package_aliases).run();
+  auto kept = std::make_unique<std::vector<ModuleRecord>>(std::move(modules));
+  auto linker = std::make_unique<Linker>(*kept, out.files, package_aliases);
+  linker->run();
+  if (!release) {
+    linker.release();  // the linker only refers to `out` while it runs
+    kept.release();
+  }
   return out;
 }
 
