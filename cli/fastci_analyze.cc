@@ -123,6 +123,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--budget", budget, "time budget for the plan's latency, e.g. 90m, 2h, 3600s");
   app.add_option("--weights", weights, "risk weights JSON written by `fastci tune`");
+  std::string audit;
+  app.add_option("--audit-skipped", audit,
+                 "also run this share of the skipped tests (e.g. 2%), last and never blocking: a failure among "
+                 "them is an escape");
   app.add_option("--state-dir", state_dir, "index cache folder (default REPO/.fastci)");
   app.add_option("--threads", options.threads, "parser threads")->capture_default_str();
   app.add_flag("--no-cache", no_cache, "parse every file, ignore and keep no index cache");
@@ -155,6 +159,14 @@ int main(int argc, char** argv) {
       return util::kInputError;
     }
     options.prioritize.weights = *parsed;
+  }
+  if (!audit.empty()) {
+    auto fraction = planner::parse_audit_fraction(audit);
+    if (!fraction.ok()) {
+      std::cerr << "fastci-analyze: " << fraction.error().message << "\n";
+      return util::kUsageError;
+    }
+    options.audit_fraction = *fraction;
   }
   if (!emit.empty()) {
     auto format = planner::emit_format_from_string(emit);

@@ -415,6 +415,8 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
   plan.collection_checks = collection_checks(plan.changes, head_index->graph, plan.selection);
   plan.prioritized = prioritize(plan.selection, plan.selection.skipped, evidence, costs,
                                 changed_lines, prioritize_options);
+  plan.audit_fraction = options.audit_fraction;
+  plan.audit = sample_audit(plan.selection, plan.changes.head, options.audit_fraction);
   plan.timing.select_seconds = seconds_since(select_start);
   plan.symbols = head_index->graph.vertex_count();
   plan.edges = head_index->graph.edge_count();

@@ -39,6 +39,7 @@ struct AnalyzeOptions {
   bool use_evidence = true;
   bool shrink = true;  ///< run tests at a smaller size where the evidence shows the same behaviour
   PrioritizeOptions prioritize;
+  double audit_fraction = 0;  ///< share of the skipped tests to run anyway as an audit (planner/audit.h)
   /// false where the process ends after this analysis: the indexed commits (a gigabyte of facts and
   /// graph on Megatron-LM) are left to the exit instead of freed, which cost a tenth of a warm run.
   bool free_index = true;

@@ -79,6 +79,31 @@ std::vector<const PlanEntry*> all_entries(const Plan& plan) {
   return out;
 }
 
+/// The audit's tests as plan entries (no overrides: they run as written), one group per GPU count:
+/// each group is one shard, run after the plan's own and never blocking.
+std::map<int, std::vector<PlanEntry>> audit_groups(const Plan& plan) {
+  std::map<int, std::vector<PlanEntry>> out;
+  for (const auto& a : plan.audit) {
+    PlanEntry e;
+    e.selected.test = a.test;
+    e.gpus = e.full_gpus = std::max(a.test.gpus, 1);
+    out[e.gpus].push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<const PlanEntry*> pointers(const std::vector<PlanEntry>& entries) {
+  std::vector<const PlanEntry*> out;
+  for (const auto& e : entries) out.push_back(&e);
+  return out;
+}
+
+std::vector<std::string> ids(const std::vector<PlanEntry>& entries) {
+  std::vector<std::string> out;
+  for (const auto& e : entries) out.push_back(e.selected.test.id);
+  return out;
+}
+
 /// One argument per line for `python -m pytest @FILE` (argparse's file syntax: no shell, each line
 /// one argument); a newline in an id would split it, so it is written escaped, as pytest writes ids.
 std::string argument_line(const std::string& word) {
@@ -107,7 +132,11 @@ std::string github_matrix(const Plan& plan, int shards) {
   for (const auto& s : make_shards(plan, shards))
     include.push_back({{"shard", ++n}, {"gpus", s.gpus}, {"tests", s.tests},
                        {"args", pytest_arguments(entries_of(index, s))},
-                       {"predicted_seconds", static_cast<int>(s.predicted_seconds)}});
+                       {"predicted_seconds", static_cast<int>(s.predicted_seconds)}, {"audit", false}});
+  // Audit shards: `continue-on-error: ${{ matrix.audit }}` keeps their failures from blocking.
+  for (const auto& [gpus, entries] : audit_groups(plan))
+    include.push_back({{"shard", ++n}, {"gpus", gpus}, {"tests", ids(entries)},
+                       {"args", pytest_arguments(pointers(entries))}, {"predicted_seconds", 0}, {"audit", true}});
   return std::string("has_tests=") + (include.empty() ? "false" : "true") + "\nmatrix=" +
          json_text(nlohmann::json{{"include", include}}) + "\n";
 }
@@ -115,9 +144,12 @@ std::string github_matrix(const Plan& plan, int shards) {
 std::string gitlab_pipeline(const Plan& plan, int shards) {
   std::ostringstream out;
   out << "# fastci child pipeline for " << plan.changes.base.substr(0, 12) << ".."
-      << plan.changes.head.substr(0, 12) << "\nstages: [test]\n";
+      << plan.changes.head.substr(0, 12) << "\n";
   auto all = make_shards(plan, shards);
-  if (all.empty()) {
+  auto audit = audit_groups(plan);
+  if (!audit.empty()) out << "stages: [test, audit]\n";
+  else out << "stages: [test]\n";
+  if (all.empty() && audit.empty()) {
     // GitLab rejects an empty pipeline: one job says there is nothing to run.
     out << "\nfastci-nothing-to-run:\n  stage: test\n  script:\n    - "
         << json_text("echo 'fastci: no test is affected'") << "\n";
@@ -131,6 +163,15 @@ std::string gitlab_pipeline(const Plan& plan, int shards) {
     // JSON strings are YAML double-quoted scalars: quotes, newlines and YAML specials stay text.
     out << "\nfastci-shard-" << ++n << ":\n  stage: test\n  variables:\n    FASTCI_GPUS: "
         << json_text(std::to_string(s.gpus)) << "\n  script:\n    - " << json_text(command) << "\n";
+  }
+  // The audit runs after the tests, whatever they did, and its failures never block the pipeline.
+  int a = 0;
+  for (const auto& [gpus, entries] : audit) {
+    std::string command = "python -m pytest";
+    for (const auto& word : pytest_arguments(pointers(entries))) command += " " + shell_quote(word);
+    out << "\nfastci-audit-" << ++a << ":\n  stage: audit\n  when: always\n  allow_failure: true\n  variables:\n"
+        << "    FASTCI_GPUS: " << json_text(std::to_string(gpus)) << "\n    FASTCI_AUDIT: \"1\"\n  script:\n    - "
+        << json_text(command) << "\n";
   }
   return out.str();
 }

@@ -108,6 +108,39 @@ TEST(Emit, GitlabPipelineQuotesForYamlAndShell) {
   EXPECT_NE(emit_plan(plan_with({}), EmitFormat::gitlab_pipeline).find("nothing-to-run"), std::string::npos);
 }
 
+/// A plan that runs one test and audits two skipped ones (one of them on 2 GPUs, one hostile).
+Plan audited_plan() {
+  auto plan = plan_with({{"t.py::run", 1, 5}});
+  plan.audit_fraction = 0.5;
+  frontend::Test a, b;
+  a.id = "t.py::skipped_a";
+  b.id = "t.py::skipped_b[$(x)]";
+  b.gpus = 2;
+  plan.audit = {{a, "no changed symbol is reachable from it"}, {b, "no changed symbol is reachable from it"}};
+  return plan;
+}
+
+TEST(Emit, AuditShardsNeverBlockAndRunAfterTheTests) {
+  auto plan = audited_plan();
+  auto out = emit_plan(plan, EmitFormat::github_matrix, 4);
+  auto matrix = nlohmann::json::parse(out.substr(out.find("matrix=") + 7));
+  ASSERT_EQ(matrix["include"].size(), 3u);
+  EXPECT_EQ(matrix["include"][0]["audit"], false);
+  EXPECT_EQ(matrix["include"][1]["audit"], true);
+  EXPECT_EQ(matrix["include"][1]["tests"], nlohmann::json::array({"t.py::skipped_a"}));
+  EXPECT_EQ(matrix["include"][2]["gpus"], 2);
+  EXPECT_EQ(matrix["include"][2]["args"], nlohmann::json::array({"t.py::skipped_b[$(x)]"}));
+  auto yaml = emit_plan(plan, EmitFormat::gitlab_pipeline);
+  EXPECT_NE(yaml.find("stages: [test, audit]"), std::string::npos);
+  EXPECT_NE(yaml.find("fastci-audit-2:\n  stage: audit\n  when: always\n  allow_failure: true\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find(R"(- "python -m pytest 't.py::skipped_b[$(x)]'")"), std::string::npos) << yaml;
+  // pytest-args is one blocking pytest run: the audit is not in it.
+  EXPECT_EQ(emit_plan(plan, EmitFormat::pytest_args), "t.py::run\n");
+  // A plan that runs nothing but audits still has jobs.
+  plan.prioritized.ordered.clear();
+  EXPECT_EQ(emit_plan(plan, EmitFormat::gitlab_pipeline).find("nothing-to-run"), std::string::npos);
+}
+
 TEST(Emit, UnknownFormatIsAnError) {
   EXPECT_FALSE(emit_format_from_string("jenkins").ok());
   EXPECT_TRUE(emit_format_from_string("github-matrix").ok());

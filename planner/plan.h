@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "frontend/facts.h"
+#include "planner/audit.h"
 #include "planner/change_set.h"
 #include "planner/prioritize.h"
 #include "planner/select.h"
@@ -51,6 +52,8 @@ struct Plan {
   std::string evidence_store;        ///< where evidence came from; empty when none was used
   std::vector<std::string> notes;    ///< what the report should tell about evidence and pruning
   std::vector<CollectionCheck> collection_checks;  ///< import-time checks, 0 GPUs
+  double audit_fraction = 0;         ///< share of skipped tests sampled for the audit
+  std::vector<AuditEntry> audit;     ///< skipped tests run last, never blocking: a failure is an escape
 
   bool widened() const { return !changes.widenings.empty(); }
   /// Tests discovered at head, selected or skipped.

@@ -28,6 +28,19 @@ json collection_checks_json(const std::vector<CollectionCheck>& checks) {
   return out;
 }
 
+json audit_json(const Plan& plan) {
+  json out = json::array();
+  for (const auto& a : plan.audit) {
+    json entry = test_json(a.test);
+    entry["kind"] = "audit";
+    entry["blocking"] = false;
+    entry["skipped_because"] = a.skipped_because;
+    entry["command"] = {"python", "-m", "pytest", a.test.id};
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 json changes_json(const ChangeSet& c) {
   json files = json::array();
   for (const auto& f : c.files) {
@@ -161,6 +174,7 @@ json plan_to_json(const Plan& plan) {
         {"skipped", plan.selection.skipped.size() + p.over_budget.size()},
         {"over_budget", p.over_budget.size()},
         {"quarantined", p.quarantined.size()},
+        {"audit", {{"fraction", plan.audit_fraction}, {"tests", plan.audit.size()}}},
         {"widened", plan.widened()},
         {"changed_symbols", plan.changes.symbols.size()},
         {"notes", plan.notes},
@@ -178,6 +192,7 @@ json plan_to_json(const Plan& plan) {
       {"changes", changes_json(plan.changes)},
       {"tests", tests},
       {"collection_checks", collection_checks_json(plan.collection_checks)},
+      {"audit", audit_json(plan)},
       {"pruned", pruned},
       {"skipped", skipped},
       {"quarantined", quarantined},

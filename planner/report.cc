@@ -123,6 +123,14 @@ void write_notes(std::ostringstream& out, const Plan& plan) {
     if (c.reasons.size() > 3) out << "; and " << c.reasons.size() - 3 << " more";
     out << ".\n\n";
   }
+  if (plan.audit_fraction > 0) {
+    out << "Audit of the skips: " << plural(plan.audit.size(), "skipped test", "skipped tests") << " ("
+        << fixed(100 * plan.audit_fraction, 1) << "% sample) also run, after everything else and never "
+           "blocking; a failure among them is an escape, a test fastci skipped that fails on this change";
+    for (std::size_t i = 0; i < plan.audit.size() && i < 3; ++i) out << (i ? ", " : ": ") << code(plan.audit[i].test.id);
+    if (plan.audit.size() > 3) out << " and " << plan.audit.size() - 3 << " more in plan.json";
+    out << ".\n\n";
+  }
 }
 
 void write_changes(std::ostringstream& out, const Plan& plan, const Limits& limits) {

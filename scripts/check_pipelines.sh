@@ -18,6 +18,11 @@ trap 'rm -rf "$work"' EXIT
 analyze=("$build/cli/fastci-analyze" --repo "$work/repo" --state-dir "$work/state" --no-evidence -q)
 "${analyze[@]}" --base base --head change --out "$work/plan.json" --emit gitlab-pipeline --emit-file "$work/child.yml"
 "$check" -q --builtin-schema vendor.gitlab-ci "$work/child.yml"
+# With an audit of every skipped test: a later stage whose jobs may fail.
+"${analyze[@]}" --base base --head change --out "$work/audit.json" --audit-skipped 100% --emit gitlab-pipeline \
+  --emit-file "$work/audit.yml"
+"$check" -q --builtin-schema vendor.gitlab-ci "$work/audit.yml"
+grep -q "^fastci-audit-1:" "$work/audit.yml" || { echo "check_pipelines: --audit-skipped 100% emitted no audit job" >&2; exit 1; }
 # A later step of the same job explains a test from the plan the state folder holds.
 "$build/cli/fastci" --repo "$work/repo" explain --state-dir "$work/state" \
   "tests/unit/test_router.py::TestTopKRouter::test_weights_normalised" > "$work/explain.txt"
