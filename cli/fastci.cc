@@ -9,6 +9,7 @@
 #include "cli/evidence_commands.h"
 #include "cli/explain.h"
 #include "planner/analyze.h"
+#include "planner/audit.h"
 #include "planner/replay.h"
 #include "planner/replay_scale.h"
 #include "planner/tune.h"
@@ -106,7 +107,8 @@ bool read_weights(const char* command, const std::string& file, planner::RiskWei
 }
 
 int replay_history(const std::string& file, const std::vector<std::string>& names, const std::string& state_dir,
-                   unsigned threads, const std::string& json_file, const std::string& weights_file) {
+                   unsigned threads, const std::string& json_file, const std::string& weights_file,
+                   const std::string& audit) {
   std::vector<planner::ReplayStrategy> strategies;
   for (const auto& name : names) {
     auto strategy = planner::replay_strategy_named(name);
@@ -125,6 +127,14 @@ int replay_history(const std::string& file, const std::vector<std::string>& name
   planner::ReplayOptions options;
   options.state_dir = state_dir;
   options.threads = threads;
+  if (!audit.empty()) {
+    auto fraction = planner::parse_audit_fraction(audit);
+    if (!fraction.ok()) {
+      std::cerr << "fastci replay: " << fraction.error().message << "\n";
+      return util::kUsageError;
+    }
+    options.audit_fraction = *fraction;
+  }
   if (!read_weights("fastci replay", weights_file, options.weights)) return util::kInputError;
   auto reports = planner::replay(*history, strategies, options);
   if (!reports.ok()) {
@@ -280,7 +290,10 @@ int main(int argc, char** argv) {
   replay_cmd->add_option("--state-dir", state_dir, "index cache folder (default REPOSITORY/.fastci)");
   replay_cmd->add_option("--threads", threads, "parser threads")->capture_default_str();
   replay_cmd->add_option("--json", replay_json, "also write every strategy's totals as JSON to FILE (docs/replay.md)");
-  std::string replay_weights;
+  std::string replay_weights, replay_audit;
+  replay_cmd->add_option("--audit-skipped", replay_audit,
+                         "the fastci strategies also run this share of their skipped tests (e.g. 5%), after the plan "
+                         "and never blocking; the replay counts the escapes the audit ran");
   replay_cmd->add_option("--weights", replay_weights, "risk weights JSON for the fastci strategies (written by `fastci tune`)")
       ->check(CLI::ExistingFile);
 
@@ -313,7 +326,7 @@ int main(int argc, char** argv) {
         std::cerr << "fastci replay: --history FILE or --pytorch-ci DIR is required\n";
         return util::kUsageError;
       }
-      return replay_history(history_file, strategy_names, state_dir, threads, replay_json, replay_weights);
+      return replay_history(history_file, strategy_names, state_dir, threads, replay_json, replay_weights, replay_audit);
     }
     if (tune_cmd->parsed()) return tune_weights(tune_history, state_dir, threads, tune_out);
   } catch (const std::exception& e) {

@@ -81,6 +81,7 @@ struct Decision {
   std::map<std::string, std::pair<int, double>> resized;  ///< shrunk tests: GPUs and seconds at the smaller size
   std::size_t pruned = 0;  ///< recorded tests the plan prunes
   std::vector<ReplayedTest> planned;  ///< fastci: order's tests with the plan's features
+  std::vector<std::string> audited;   ///< fastci with --audit-skipped: skipped tests it runs anyway
 };
 
 std::vector<std::string> all_ids(const RecordedCommit& commit) {
@@ -187,6 +188,7 @@ util::Result<Decision> fastci(const History& history, const CommitContext& conte
   o.prioritize.failure_classes = &context.classes;
   o.prioritize.histories = &context.histories;
   o.prioritize.weights = options.weights;
+  o.audit_fraction = options.audit_fraction;
   auto plan = analyze(o);
   if (!plan.ok()) return plan.error();
   Decision out;
@@ -213,8 +215,29 @@ util::Result<Decision> fastci(const History& history, const CommitContext& conte
     else if (id.find('[') == std::string::npos)
       for (auto it = recorded.lower_bound(id + "["); it != recorded.end() && it->starts_with(id + "["); ++it) ++out.pruned;
   }
+  for (const auto& a : plan->audit) {
+    const std::string& id = a.test.id;
+    if (recorded.count(id)) out.audited.push_back(id);
+    else if (id.find('[') == std::string::npos)
+      for (auto it = recorded.lower_bound(id + "["); it != recorded.end() && it->starts_with(id + "["); ++it)
+        out.audited.push_back(*it);
+  }
   if (plan->widened()) out.note = "selection widened (see the plan)";
   return out;
+}
+
+/// The audit's share of a row: what it cost, and which of the plan's escapes (failures it skipped)
+/// it ran. Audited tests run after the plan and block nothing, so they add no latency.
+void score_audit(const Decision& decision, const std::vector<RecordedResult>& results, ReplayRow& row) {
+  std::set<std::string> planned(decision.order.begin(), decision.order.end());
+  std::set<std::string> audited(decision.audited.begin(), decision.audited.end());
+  row.audit_tests = audited.size();
+  for (const auto& r : results) {
+    if (audited.count(r.test_id)) row.audit_gpu_hours += r.seconds * std::max(r.gpus, 1) / 3600;
+    if (!r.failed() || planned.count(r.test_id)) continue;
+    ++row.escapes;
+    if (audited.count(r.test_id)) ++row.escapes_audited;
+  }
 }
 
 std::optional<double> retention(const CommitContext& context, const std::vector<std::string>& order) {
@@ -342,7 +365,11 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
   if (!cache.ok()) return cache.error();
   const Indexer indexer{**repo, **cache, index_options};
   std::vector<ReplayReport> reports;
-  for (auto s : strategies) reports.push_back({s, {}});
+  for (auto s : strategies) {
+    bool fastci = s != ReplayStrategy::run_all && s != ReplayStrategy::file_level && s != ReplayStrategy::coverage_only &&
+                  s != ReplayStrategy::tests_fetcher;
+    reports.push_back({s, {}, fastci ? options.audit_fraction : 0});
+  }
   // Each test's outcomes before the entry being replayed: the evidence store's runs, then every
   // real commit's recorded run once it is replayed (mutants never landed, so they add none). The
   // classes of failure_class.h decide from these which failures are not the entry's.
@@ -433,6 +460,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
       row.coverage_retention = retention(context, decision->order);
       row.note = decision->note;
       row.pruned = decision->pruned;
+      score_audit(*decision, row.results, row);
       if (!commit.killed_by.empty()) {
         std::set<std::string> planned(decision->order.begin(), decision->order.end());
         row.mutant_caught = std::any_of(commit.killed_by.begin(), commit.killed_by.end(),
@@ -510,6 +538,39 @@ void totals_row(std::ostringstream& out, const History& history, const ReplayRep
       << optional_fixed(t.retention(), 3) << " | " << fixed(t.analysis, 2) << " |\n";
 }
 
+/// One strategy's audit over every entry, real commits and mutants.
+struct AuditTotals {
+  std::size_t tests = 0, escapes = 0, escapes_audited = 0;
+  double gpu_hours = 0;
+};
+
+AuditTotals audit_totals(const ReplayReport& report) {
+  AuditTotals t;
+  for (const auto& row : report.rows) {
+    t.tests += row.audit_tests;
+    t.gpu_hours += row.audit_gpu_hours;
+    t.escapes += row.escapes;
+    t.escapes_audited += row.escapes_audited;
+  }
+  return t;
+}
+
+/// The audit's table, for the strategies that planned with --audit-skipped.
+void write_audit_table(std::ostringstream& out, const std::vector<ReplayReport>& reports) {
+  bool any = std::any_of(reports.begin(), reports.end(), [](const ReplayReport& r) { return r.audit_fraction > 0; });
+  if (!any) return;
+  out << "\nAudit of the skips over every commit and mutant (--audit-skipped; escapes: failures a plan skipped, "
+         "known-failing and flaky tests not counted):\n\n"
+      << "| strategy | share | audited test runs | audit GPU-hours | escapes | escapes the audit ran |\n"
+      << "|---|---:|---:|---:|---:|---:|\n";
+  for (const auto& report : reports) {
+    if (report.audit_fraction <= 0) continue;
+    AuditTotals t = audit_totals(report);
+    out << "| " << to_string(report.strategy) << " | " << fixed(100 * report.audit_fraction, 1) << "% | " << t.tests
+        << " | " << fixed(t.gpu_hours, 3) << " | " << t.escapes << " | " << t.escapes_audited << " |\n";
+  }
+}
+
 const char* kTotalsHeader =
     "| strategy | tests run | latency (h) | GPU-hours | failures caught | mean APFD | mean APFDc | "
     "coverage retention | analysis (s) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -545,6 +606,7 @@ std::string format_replay(const History& history, const std::vector<ReplayReport
         << kTotalsHeader;
     for (const auto& report : reports) totals_row(out, history, report, true);
   }
+  write_audit_table(out, reports);
   out << "\n| commit | strategy | tests | latency (s) | GPU-h | caught | first failure (s) | APFD | APFDc | "
          "coverage retention | note |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (std::size_t c = 0; c < history.commits.size(); ++c)
@@ -638,6 +700,11 @@ std::string format_replay_json(const History& history, const std::vector<ReplayR
     s["mutants_caught"] = caught;
     s["mutants_missed"] = missed;
     s["on_mutants"] = totals_json(totals_of(history, report, true));
+    if (report.audit_fraction > 0) {
+      AuditTotals a = audit_totals(report);
+      s["audit"] = {{"fraction", report.audit_fraction}, {"tests", a.tests}, {"gpu_hours", a.gpu_hours},
+                    {"escapes", a.escapes}, {"escapes_audited", a.escapes_audited}};
+    }
     // Every entry on its own, so that subsets (the Python-only commits, those with pruning) can be
     // totalled from the JSON instead of from the Markdown tables.
     ordered_json rows = ordered_json::array();
@@ -655,6 +722,11 @@ std::string format_replay_json(const History& history, const std::vector<ReplayR
       r["failures_caught"] = row.metrics.failures_caught;
       r["mutant_caught"] = row.mutant_caught ? ordered_json(*row.mutant_caught) : ordered_json(nullptr);
       r["note"] = row.note;
+      if (report.audit_fraction > 0) {
+        r["audit_tests"] = row.audit_tests;
+        r["escapes"] = row.escapes;
+        r["escapes_audited"] = row.escapes_audited;
+      }
       rows.push_back(std::move(r));
     }
     s["rows"] = rows;

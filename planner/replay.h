@@ -86,12 +86,18 @@ struct ReplayRow {
   /// The entry's results as scored: failures of known-failing and flaky tests renamed to their
   /// class (not failures), shrunk tests at their smaller cost.
   std::vector<RecordedResult> results;
+  /// fastci strategies with --audit-skipped: the skipped tests the plan audits, their cost, the
+  /// failures the plan skipped (escapes) and those of them the audit ran.
+  std::size_t audit_tests = 0;
+  double audit_gpu_hours = 0;
+  std::size_t escapes = 0, escapes_audited = 0;
 };
 
 /// A strategy over the whole history.
 struct ReplayReport {
   ReplayStrategy strategy = ReplayStrategy::run_all;
   std::vector<ReplayRow> rows;
+  double audit_fraction = 0;  ///< fastci strategies: the --audit-skipped share they planned with
 };
 
 /// Knobs of a replay.
@@ -99,6 +105,7 @@ struct ReplayOptions {
   std::filesystem::path state_dir;  ///< index cache; default REPOSITORY/.fastci
   unsigned threads = 2;
   RiskWeights weights = RiskWeights::defaults();  ///< risk model of the fastci strategies
+  double audit_fraction = 0;  ///< fastci strategies audit this share of their skipped tests
 };
 
 /// Replays every commit with every strategy, in one run so that the numbers compare.

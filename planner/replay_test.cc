@@ -216,6 +216,45 @@ TEST(Replay, MutantsAreScoredByTheirKillers) {
   fs::remove_all(dir);
 }
 
+TEST(Replay, AnAuditOfTheSkipsRunsTheEscapesItSamples) {
+  // The router change again, but a gelu test fails too: no changed code reaches it, so fastci skips
+  // a failing test (an escape). Auditing every skipped test runs it after the plan.
+  auto dir = example_history();
+  auto j = nlohmann::json::parse(std::ifstream(dir / "history.json"));
+  for (auto& r : j["commits"][0]["results"])
+    if (r["id"] == "tests/unit/test_ops.py::test_gelu[0.0-0.0]") r["outcome"] = "failed";
+  std::ofstream(dir / "escape.json") << j.dump();
+  auto history = load_history(dir / "escape.json");
+  ASSERT_TRUE(history.ok()) << history.error().to_string();
+  ReplayOptions options;
+  options.state_dir = dir / "state";
+  options.audit_fraction = 1;
+  auto reports = replay(*history, {ReplayStrategy::run_all, ReplayStrategy::fastci_select}, options);
+  ASSERT_TRUE(reports.ok()) << reports.error().to_string();
+  const auto& all = (*reports)[0];
+  EXPECT_EQ(all.audit_fraction, 0);  // only fastci's plans are audited
+  const auto& row = (*reports)[1].rows.at(0);
+  EXPECT_EQ(row.metrics.tests_run, 6u);  // the audit adds no test to the blocking plan
+  EXPECT_EQ(row.metrics.failures_caught, 1);
+  EXPECT_EQ(row.audit_tests, 11u);
+  EXPECT_DOUBLE_EQ(row.audit_gpu_hours, 110.0 / 3600);
+  EXPECT_EQ(row.escapes, 1u);
+  EXPECT_EQ(row.escapes_audited, 1u);
+  auto table = format_replay(*history, *reports);
+  EXPECT_NE(table.find("| fastci-select | 100.0% | 11 | 0.031 | 1 | 1 |"), std::string::npos) << table;
+  auto json = nlohmann::json::parse(format_replay_json(*history, *reports));
+  EXPECT_EQ(json["strategies"]["fastci-select"]["audit"]["escapes_audited"], 1);
+  EXPECT_FALSE(json["strategies"]["run-all"].contains("audit"));
+  // Without the option nothing is audited and the table is not printed.
+  options.audit_fraction = 0;
+  auto plain = replay(*history, {ReplayStrategy::fastci_select}, options);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ((*plain)[0].rows.at(0).audit_tests, 0u);
+  EXPECT_EQ((*plain)[0].rows.at(0).escapes, 1u);
+  EXPECT_EQ(format_replay(*history, *plain).find("Audit of the skips"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST(Replay, JsonTotalsCountCommitsAndMutantsApart) {
   auto dir = example_history();
   auto history = load_history(mutant_history(dir));
