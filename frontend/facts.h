@@ -54,7 +54,9 @@ struct Symbol {
   int first_line = 0;          ///< 1-based, inclusive
   int last_line = 0;           ///< 1-based, inclusive
   std::uint64_t body_hash = 0; ///< hash of the body's tokens: comments and whitespace do not change it
-  std::uint64_t doc_hash = 0;  ///< hash of its docstrings, which are data only where code reads them
+  /// Python: hash of its docstrings, which are data only where code reads them. A C/C++ file's own
+  /// symbol: hash of its file-level tokens but the `#include` lines, which tells an include-only change.
+  std::uint64_t doc_hash = 0;
 };
 
 /// A reference from one symbol to another at a call site.

@@ -56,6 +56,8 @@ fs::path extension_repo() {
               "/csrc/shapes.cpp && " + git + "add -A && " + git + "commit -qm guarded_header && " + git + "checkout -q base && " +
         branch("include_repository_header", "s/^#include \"shapes.h\"$/#include \"shapes.h\"\\n#include \"kernels.h\"/",
                "csrc/shapes.cpp") +
+        branch("include_and_body", "s/^#include \"shapes.h\"$/#include \"shapes.h\"\\n#include \"kernels.h\"/; s/return side_ \\* side_;/return side_ * side_ * 1.0;/",
+               "csrc/shapes.cpp") +
         branch("comments_only", "s|^/// A running sum, bound to Python as a class.$|// A running sum (bound to Python as a class)\\n|; s/^  double total_;$/  double total_;  \\/\\/ the sum so far/",
                "csrc/include/shapes.h") +
         branch("new_declaration", "s/^double total_area(/struct Unused { int n; };\\ndouble unused_helper(double);\\ndouble total_area(/",
@@ -236,6 +238,15 @@ TEST_F(AnalyzeNative, AnIncludeOfARepositoryHeaderChangesOnlyTheFunctionsUsingWh
       << plan.changes.files[0].note;
   EXPECT_NE(plan.changes.files[0].note.find("no function of the unit uses their declarations"), std::string::npos)
       << plan.changes.files[0].note;
+}
+
+TEST_F(AnalyzeNative, AnIncludeBesideABodyChangeIsStillMappedIncludeByInclude) {
+  // The changed body line lies inside Square::area: it is that function's, not a file-level token
+  // (DeepSpeed 010c6e917 adds an include and a call in one unit the same way).
+  auto plan = narrow_plan("include_and_body");
+  EXPECT_EQ(changed_ids(plan), (std::set<std::string>{"cpp-file:csrc/shapes.cpp", "cpp:fixture::Square::area() const"}))
+      << plan.changes.files[0].note;
+  EXPECT_NE(plan.changes.files[0].note.find("newly reads"), std::string::npos) << plan.changes.files[0].note;
 }
 
 TEST_F(AnalyzeNative, ANewHeadersIncludeGuardIsNoMacroNamedOutsideCode) {

@@ -205,7 +205,7 @@ class Builder {
         }
         record(file, changed_symbol(*h, SymbolChange::changed));
         if (python && h->kind == SymbolKind::module) widen_module(file, *h);
-        if (!python && h->kind == SymbolKind::module) widen_native_file(file, diff.status);
+        if (!python && h->kind == SymbolKind::module) widen_native_file(file, diff.status, h->doc_hash == b->doc_hash);
         if (python && h->kind == SymbolKind::class_) changed_classes.push_back(h);
       } else if (h) {
         hashes_[h->id] = h->body_hash;
@@ -268,12 +268,12 @@ class Builder {
   /// The tokens of a C/C++/CUDA file outside every declaration changed: an `#include`, a
   /// conditional-compilation line, a namespace, a forward declaration. What they change is in every
   /// unit reading the file, so those units count as changed, said with the first such line. A
-  /// translation unit whose only such lines are includes is mapped include by include instead.
-  void widen_native_file(ChangedFile& file, FileStatus status) {
-    if (status == FileStatus::modified && callgraph::is_translation_unit(file.path) && only_include_lines()) {
-      for (const auto* lines : {&module_lines_, &shared_lines_})
-        for (const auto& l : *lines)
-          if (!is_trivial_line(l.text, false)) out_.includes.push_back({file.path, l.line, summarize(l.text), l.head});
+  /// translation unit whose file-level tokens but its includes are the same at both sides
+  /// (`only_includes`, from the frontend's second hash) is mapped include by include instead.
+  void widen_native_file(ChangedFile& file, FileStatus status, bool only_includes) {
+    if (status == FileStatus::modified && only_includes && callgraph::is_translation_unit(file.path)) {
+      for (const auto& l : module_lines_)
+        if (parse_include_directive(l.text)) out_.includes.push_back({file.path, l.line, summarize(l.text), l.head});
       return;
     }
     const std::string where = first_module_line();
@@ -282,18 +282,6 @@ class Builder {
                                   " (includes, conditional compilation, namespaces): every unit that reads the file "
                                   "counts as changed",
                               {}});
-  }
-
-  /// Whether every changed line outside the declarations is an `#include` (or no code).
-  bool only_include_lines() const {
-    bool any = false;
-    for (const auto* lines : {&module_lines_, &shared_lines_})
-      for (const auto& l : *lines) {
-        if (is_trivial_line(l.text, false)) continue;
-        if (!parse_include_directive(l.text)) return false;
-        any = true;
-      }
-    return any;
   }
 
   /// "line 12 (`#include "x.h"`)": the first changed line outside every definition, head first.
@@ -369,7 +357,11 @@ class Builder {
     // the file's own symbol compares them too, by token hash, so touching it costs nothing.
     if (!python && lines.module() && symbols.front() != lines.module()) {
       touched.insert(lines.module()->id);
-      if (!is_trivial_line(text, false)) shared_lines_.push_back({line, text, head_side_});
+      // Only a declaration's first or last line can hold file-level tokens too (`namespace a { void
+      // f() {`, `} }`); a line strictly inside every declaration holding it is theirs alone.
+      bool edge = std::any_of(symbols.begin(), symbols.end(),
+                              [&](const Symbol* s) { return line == s->first_line || line == s->last_line; });
+      if (edge && !is_trivial_line(text, false)) shared_lines_.push_back({line, text, head_side_});
     }
     for (const Symbol* s : symbols) {
       touched.insert(s->id);

@@ -1104,7 +1104,8 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
       auto& own = holes[file.getHashValue()];
       std::sort(own.begin(), own.end());
       const auto& macro_lines = macro_lines_[*relative];
-      std::string joined;
+      std::string joined, without_includes;
+      bool in_include = false, pending_hash = false;
       std::size_t next_hole = 0;
       const bool read = for_each_raw_token(file, 0, [&](const Token& token, unsigned offset, llvm::StringRef text) {
         while (next_hole < own.size() && own[next_hole].second < offset) ++next_hole;
@@ -1118,6 +1119,28 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
         }
         joined.append(text.data(), text.size());
         joined.push_back('\x1f');
+        // The same tokens without `#include` lines: where only this one differs, the file changed
+        // its includes alone (planner/include_changes.h maps those).
+        if (token.isAtStartOfLine()) {
+          in_include = false;
+          if (pending_hash) without_includes += "#\x1f";
+          pending_hash = false;
+        }
+        if (pending_hash) {
+          pending_hash = false;
+          if (token.is(tok::raw_identifier) && (text == "include" || text == "include_next" || text == "import"))
+            in_include = true;
+          else
+            without_includes += "#\x1f";
+        }
+        if (!in_include) {
+          if (token.is(tok::hash) && token.isAtStartOfLine()) {
+            pending_hash = true;
+          } else {
+            without_includes.append(text.data(), text.size());
+            without_includes.push_back('\x1f');
+          }
+        }
         if (token.is(tok::raw_identifier))
           if (auto found = macro_ids.find(text.str()); found != macro_ids.end())
             for (const std::string* macro : found->second) add_use_edge(id, *macro, token.getLocation());
@@ -1127,6 +1150,8 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
       const unsigned size = sources_.getBufferData(file).size();
       push_symbol(id, *relative, language_of(*relative), SymbolKind::module, *relative, 1,
                   std::max(1, static_cast<int>(sources_.getLineNumber(file, size))), util::hash64(joined));
+      if (pending_hash) without_includes += "#\x1f";
+      facts_.symbols.back().doc_hash = util::hash64("file-level tokens but includes\x1f" + without_includes);
     }
   }
 
