@@ -90,7 +90,8 @@ KernelOrigin origin_of(std::string_view full, std::string_view qualified) {
       contains(qualified, "xmma_gemm") || qualified.starts_with("sgemm_") || qualified.starts_with("gemv") ||
       qualified.starts_with("gemmk1_") || qualified.starts_with("gemmSN_") || contains(qualified, "splitKreduce") ||
       qualified.starts_with("scal_kernel") || qualified.starts_with("internal::gemvx::") ||
-      qualified.starts_with("epilogue::impl::"))
+      qualified.starts_with("epilogue::impl::") ||
+      qualified.starts_with("nvjet_"))  // cuBLAS 12.9+'s GEMM kernels on Hopper and Blackwell
     return KernelOrigin::cublas;
   if (qualified.starts_with("at::") || qualified.starts_with("c10::") || contains(full, "at::native::") ||
       qualified.starts_with("at_cuda_detail::") ||  // ATen's own copy of CUB

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "evidence/ingest/fastci_jsonl_reader.h"
 #include "evidence/ingest/kineto_reader.h"
 #include "evidence/ingest/lcov_recording_sink.h"
 
@@ -69,6 +70,30 @@ std::set<std::string> trace_kernel_names() {
       for (const auto& k : test.kernels) names.insert(k.name);
   }
   return names;
+}
+
+TEST(KernelName, EveryNameTheCuptiCollectorSawOnAnH200IsClassified) {
+  // tests/data/gpu/README.md: cuda/gpu_check.sh's run on an H200 with PyTorch 2.11 and CUDA 13.
+  RecordingSink sink;
+  auto status = read_fastci_jsonl(std::filesystem::path(FASTCI_SOURCE_DIR) / "tests/data/gpu/h200-torch2.11-cupti.jsonl", sink);
+  ASSERT_TRUE(status.ok()) << status.error().to_string();
+  std::map<std::string, KernelOrigin> origins;
+  std::size_t launches = 0;
+  for (const auto& [id, test] : sink.tests)
+    for (const auto& k : test.kernels) {
+      origins[k.name] = parse_kernel_name(k.name).origin;
+      launches += k.count;
+    }
+  EXPECT_EQ(origins.size(), 19u);
+  EXPECT_EQ(launches, 110u);
+  std::map<KernelOrigin, std::size_t> by_origin;
+  for (const auto& [name, origin] : origins) {
+    EXPECT_NE(origin, KernelOrigin::unattributed) << name;
+    ++by_origin[origin];
+  }
+  EXPECT_EQ(origins.at("nvjet_sm90_tst_64x16_64x16_2x4_h_bz_NNT"), KernelOrigin::cublas);
+  EXPECT_EQ(by_origin[KernelOrigin::aten], 16u);
+  EXPECT_EQ(by_origin[KernelOrigin::cublas], 3u);
 }
 
 TEST(KernelName, EveryNameOfTheRealTracesIsClassified) {
