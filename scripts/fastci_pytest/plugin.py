@@ -199,7 +199,9 @@ class EvidencePlugin:
             "max_contexts": config.getoption("fastci_max_contexts"),
             "max_calls": config.getoption("fastci_max_calls"),
             "backend": config.getoption("fastci_backend"), "commit": commit,
-            "current_test_file": os.path.join(self.bootstrap, "current-test"),
+            # the CUDA launch collectors (cuda/, loaded before pytest) read the running test from the
+            # file FASTCI_CURRENT_TEST_FILE names: where it is set, that is the file this session rewrites
+            "current_test_file": os.environ.get("FASTCI_CURRENT_TEST_FILE") or os.path.join(self.bootstrap, "current-test"),
             # every file of this session (this process, its workers, their forks) carries it, so that
             # `fastci ingest` stores them as one run: a distributed test's evidence is split over them
             "session": uuid.uuid4().hex,

@@ -303,3 +303,24 @@ def test_world_size_override_reaches_the_test_function(tmp_path):
     assert run.tests["tests/test_distributed.py::TestSizes::test_sizes"]["gpus"] == 4
     bad = run_pytest(project, tmp_path / "bad", "--fastci-world-size=tests/test_distributed.py")
     assert bad.returncode != 0 and "TEST=N" in bad.stderr
+
+
+def test_the_current_test_file_of_the_launch_collectors_names_the_running_test(tmp_path):
+    """A CUDA launch collector preloaded into pytest reads FASTCI_CURRENT_TEST_FILE (docs/cuda.md):
+    the plugin rewrites that file at each test boundary, and empties it between tests."""
+    project = tmp_path / "p"
+    project.mkdir()
+    current = tmp_path / "current-test"
+    (project / "test_current.py").write_text(
+        "import os\n"
+        "def read():\n"
+        "    with open(os.environ['FASTCI_CURRENT_TEST_FILE']) as f:\n"
+        "        return f.read().strip()\n"
+        "def test_one():\n"
+        "    assert read() == 'test_current.py::test_one'\n"
+        "def test_two():\n"
+        "    assert read() == 'test_current.py::test_two'\n")
+    result = run_pytest(project, tmp_path / "evidence", environment={"FASTCI_CURRENT_TEST_FILE": str(current)})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert current.read_text() == ""
+
