@@ -21,7 +21,7 @@ for root in "${CUDA_HOME:-/usr/local/cuda}" "${CUDA_HOME:-/usr/local/cuda}/extra
   [[ -f "$root/include/cupti.h" ]] && cupti_root=$root && break
 done
 [[ -n "$cupti_root" ]] || { echo "record_fixture_evidence: cupti.h not found under CUDA_HOME"; exit 2; }
-cupti_library=$(ls "$cupti_root"/lib64/libcupti.so* "$cupti_root"/lib/libcupti.so* 2>/dev/null | head -n1)
+cupti_library=$(ls "$cupti_root"/lib64/libcupti.so* "$cupti_root"/lib/libcupti.so* 2>/dev/null | head -n1 || true)
 sources=()
 for s in kernel_names current_test kernel_registry launch_table evidence_writer real_function cupti_collector; do
   sources+=("$repo/cuda/$s.cc")
@@ -31,6 +31,8 @@ g++ -std=c++20 -O2 -fPIC -shared -fvisibility=hidden -I"$repo" -I"$cupti_root/in
 
 # The extension, built in place in a copy of the fixture (its own repository root for test ids).
 cp -r "$repo/tests/fixtures/cpp/ext" "$work/ext"
+# torch's ninja build compiles from its build folder: the include folder must be absolute there.
+sed -i "s|\"csrc/include\"|\"$work/ext/csrc/include\"|" "$work/ext/setup.py"
 (cd "$work/ext" && MAX_JOBS=8 "$python" setup.py -q build_ext --inplace >"$out/build.log" 2>&1) ||
   { tail -30 "$out/build.log"; exit 1; }
 

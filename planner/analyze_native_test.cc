@@ -9,6 +9,7 @@
 #include <set>
 
 #include "callgraph/native_index.h"
+#include "evidence/store/ingest_files.h"
 #include "evidence/store/store.h"
 #include "planner/analyze.h"
 
@@ -336,7 +337,8 @@ TEST_F(AnalyzeNative, AChangedKernelSelectsExactlyTheTestsWhoseRunsLaunchedIt) {
                                        "tests/test_ops.py::test_scale_op", "tests/test_ops.py::test_scale_by_int"};
   ASSERT_EQ(selected_ids(*statically), reaching);
 
-  // On a GPU, test_scale_op's run launched only ATen's fill: it never ran scale_kernel.
+  // Were test_scale_op's run to launch only ATen's fill (on an H200 it does launch scale_kernel, see
+  // the next test), its fresh evidence would rule the static path out.
   auto options = options_for("kernel_body");
   options.evidence_store = store_with_launches("gpu", {{"tests/test_ops.py::test_scale[0.5]", {kScaleFloat}},
                                                        {"tests/test_ops.py::test_scale[2.0]", {kScaleFloat, kAtenFill}},
@@ -372,6 +374,47 @@ TEST_F(AnalyzeNative, AChangedKernelSelectsExactlyTheTestsWhoseRunsLaunchedIt) {
   for (const auto& s : cpu_plan->selection.selected)
     EXPECT_NE(s.reasons[0].text.find("launched no kernel: it ran without a GPU"), std::string::npos)
         << s.reasons[0].text;
+}
+
+TEST_F(AnalyzeNative, KernelEvidenceRecordedOnAnH200ConfirmsTheTestsThatLaunchedTheChangedKernel) {
+  // tests/data/gpu/fixture-ext: the fixture's tests run on an H200 by cuda/record_fixture_evidence.sh,
+  // under the pytest plugin and the CUPTI collector. Every GPU test, test_scale_op's dispatcher path and
+  // test_scale_by_int's float tensor included, launched scale_kernel<float, 4>; the CPU tests none.
+  const auto data = fs::path(FASTCI_SOURCE_DIR) / "tests/data/gpu/fixture-ext";
+  auto path = extension_repo() / "h200.db";
+  fs::remove(path);
+  auto store = evidence::Store::open("sqlite://" + path.string());
+  ASSERT_TRUE(store.ok()) << store.error().to_string();
+  std::string base;
+  {
+    FILE* pipe = ::popen(("git -C " + extension_repo().string() + " rev-parse base").c_str(), "r");
+    char line[64] = {};
+    if (pipe && std::fgets(line, sizeof line, pipe)) base = std::string(line, 40);
+    if (pipe) ::pclose(pipe);
+  }
+  evidence::IngestOptions ingest;
+  ingest.commit = base;
+  ingest.run_name = "h200";
+  auto summary = evidence::ingest_files(**store, {data / "plugin.jsonl", data / "cupti.jsonl"}, "auto", ingest);
+  ASSERT_TRUE(summary.ok()) << summary.error().to_string();
+  ASSERT_EQ(summary->failed(), 0u) << evidence::format_summary(*summary);
+  store->reset();
+
+  auto options = options_for("kernel_body");
+  options.evidence_store = "sqlite://" + path.string();
+  auto plan = analyze(options);
+  ASSERT_TRUE(plan.ok()) << plan.error().to_string();
+  EXPECT_EQ(selected_ids(*plan), (std::set<std::string>{"tests/test_ops.py::test_scale[0.5]",
+                                                        "tests/test_ops.py::test_scale[2.0]",
+                                                        "tests/test_ops.py::test_scale_op",
+                                                        "tests/test_ops.py::test_scale_by_int"}));
+  for (const auto& s : plan->selection.selected) {
+    bool launched = false;
+    for (const auto& r : s.reasons)
+      launched |= r.kind == SelectionReason::Kind::evidence &&
+                  r.text.find("launched changed kernel fixture::scale_kernel") != std::string::npos;
+    EXPECT_TRUE(launched) << s.test.id;
+  }
 }
 
 }  // namespace
