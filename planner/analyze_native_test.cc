@@ -292,19 +292,23 @@ namespace {
 
 /// One GPU CI run at base: each test covered its own lines and launched the kernels named (as
 /// Kineto names them); `gpu` false is a run on a machine without a GPU, which launches nothing.
+/// The fixture repository's `base` commit, which recorded evidence is attributed to.
+std::string base_commit() {
+  std::string base;
+  FILE* pipe = ::popen(("git -C " + extension_repo().string() + " rev-parse base").c_str(), "r");
+  char line[64] = {};
+  if (pipe && std::fgets(line, sizeof line, pipe)) base = std::string(line, 40);
+  if (pipe) ::pclose(pipe);
+  return base;
+}
+
 std::string store_with_launches(const std::string& name,
                                 const std::vector<std::pair<std::string, std::vector<std::string>>>& tests) {
   auto path = extension_repo() / (name + ".db");
   fs::remove(path);
   auto store = evidence::Store::open("sqlite://" + path.string());
   EXPECT_TRUE(store.ok());
-  std::string base;
-  {
-    FILE* pipe = ::popen(("git -C " + extension_repo().string() + " rev-parse base").c_str(), "r");
-    char line[64] = {};
-    if (pipe && std::fgets(line, sizeof line, pipe)) base = std::string(line, 40);
-    if (pipe) ::pclose(pipe);
-  }
+  const std::string base = base_commit();
   auto ingested = (*store)->ingest(
       [&](evidence::EvidenceSink& sink) {
         sink.begin_run(evidence::Run{base, "2026-12-01T10:00:00Z", "ci", "{}", "test", ""});
@@ -385,13 +389,7 @@ TEST_F(AnalyzeNative, KernelEvidenceRecordedOnAnH200ConfirmsTheTestsThatLaunched
   fs::remove(path);
   auto store = evidence::Store::open("sqlite://" + path.string());
   ASSERT_TRUE(store.ok()) << store.error().to_string();
-  std::string base;
-  {
-    FILE* pipe = ::popen(("git -C " + extension_repo().string() + " rev-parse base").c_str(), "r");
-    char line[64] = {};
-    if (pipe && std::fgets(line, sizeof line, pipe)) base = std::string(line, 40);
-    if (pipe) ::pclose(pipe);
-  }
+  const std::string base = base_commit();
   evidence::IngestOptions ingest;
   ingest.commit = base;
   ingest.run_name = "h200";
