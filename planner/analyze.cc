@@ -90,7 +90,8 @@ util::Status add_native_base_facts(const GitRepository& repo, const std::string&
   auto files = source_files(repo, base);
   if (!files.ok()) return files.error();
   for (auto& f : callgraph::native_facts_of_units(*files, units, cache, index_options(options), head.extensions))
-    if (wanted.contains(f.path)) base_files[f.path] = std::move(f);
+    // The units reading a changed header too: what they read at base tells what a changed include brings.
+    if (wanted.contains(f.path) || units.contains(f.path)) base_files[f.path] = std::move(f);
   return {};
 }
 
@@ -321,7 +322,7 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
   };
   const FactsLookup head_facts = [&](const std::string& path) { return head_index->index.find(path); };
   plan.changes = build_change_set(*base, *head, *diffs, base_facts, head_facts, *config);
-  map_include_changes(base_facts, head_facts, head_index->graph, plan.changes);
+  map_include_changes(base_facts, head_facts, head_index->index.includers, head_index->graph, plan.changes);
   {
     std::vector<const frontend::FileFacts*> units;
     for (const auto& f : head_index->index.facts.files)

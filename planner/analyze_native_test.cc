@@ -57,6 +57,7 @@ fs::path extension_repo() {
               "/csrc/shapes.cpp && " + git + "add -A && " + git + "commit -qm guarded_header && " + git + "checkout -q base && " +
         branch("include_repository_header", "s/^#include \"shapes.h\"$/#include \"shapes.h\"\\n#include \"kernels.h\"/",
                "csrc/shapes.cpp") +
+        branch("header_include", "s/^#include <vector>$/#include <vector>\\n\\n#include \"kernels.h\"/", "csrc/include/shapes.h") +
         branch("include_and_body", "s/^#include \"shapes.h\"$/#include \"shapes.h\"\\n#include \"kernels.h\"/; s/return side_ \\* side_;/return side_ * side_ * 1.0;/",
                "csrc/shapes.cpp") +
         branch("comments_only", "s|^/// A running sum, bound to Python as a class.$|// A running sum (bound to Python as a class)\\n|; s/^  double total_;$/  double total_;  \\/\\/ the sum so far/",
@@ -235,9 +236,9 @@ TEST_F(AnalyzeNative, AnIncludeOfARepositoryHeaderChangesOnlyTheFunctionsUsingWh
   for (const auto& s : plan.changes.symbols) EXPECT_EQ(s.kind, frontend::SymbolKind::module) << s.id;
   EXPECT_TRUE(selected_ids(plan).empty());
   ASSERT_EQ(plan.changes.files.size(), 1u);
-  EXPECT_NE(plan.changes.files[0].note.find("line 2 (`#include \"kernels.h\"`) newly reads"), std::string::npos)
+  EXPECT_NE(plan.changes.files[0].note.find("line 2 (`#include \"kernels.h\"`) newly brings"), std::string::npos)
       << plan.changes.files[0].note;
-  EXPECT_NE(plan.changes.files[0].note.find("no function of the unit uses their declarations"), std::string::npos)
+  EXPECT_NE(plan.changes.files[0].note.find("no function uses their declarations"), std::string::npos)
       << plan.changes.files[0].note;
 }
 
@@ -247,7 +248,20 @@ TEST_F(AnalyzeNative, AnIncludeBesideABodyChangeIsStillMappedIncludeByInclude) {
   auto plan = narrow_plan("include_and_body");
   EXPECT_EQ(changed_ids(plan), (std::set<std::string>{"cpp-file:csrc/shapes.cpp", "cpp:fixture::Square::area() const"}))
       << plan.changes.files[0].note;
-  EXPECT_NE(plan.changes.files[0].note.find("newly reads"), std::string::npos) << plan.changes.files[0].note;
+  EXPECT_NE(plan.changes.files[0].note.find("newly brings"), std::string::npos) << plan.changes.files[0].note;
+}
+
+TEST_F(AnalyzeNative, AnIncludeAddedToAHeaderIsMappedInEveryUnitReadingIt) {
+  // shapes.h now includes kernels.h: ops.cpp read it already, shapes.cpp reads it only now, and no
+  // function of shapes.cpp or of shapes.h uses launch_scale or launch_fill.
+  auto plan = narrow_plan("header_include");
+  for (const auto& s : plan.changes.symbols) EXPECT_EQ(s.kind, frontend::SymbolKind::module) << s.id;
+  EXPECT_TRUE(selected_ids(plan).empty());
+  ASSERT_EQ(plan.changes.files.size(), 1u);
+  EXPECT_NE(plan.changes.files[0].note.find("newly brings 1 header(s) (csrc/include/kernels.h) into 2 unit(s): no "
+                                            "function uses their declarations"),
+            std::string::npos)
+      << plan.changes.files[0].note;
 }
 
 TEST_F(AnalyzeNative, ANewHeadersIncludeGuardIsNoMacroNamedOutsideCode) {

@@ -267,11 +267,11 @@ class Builder {
 
   /// The tokens of a C/C++/CUDA file outside every declaration changed: an `#include`, a
   /// conditional-compilation line, a namespace, a forward declaration. What they change is in every
-  /// unit reading the file, so those units count as changed, said with the first such line. A
-  /// translation unit whose file-level tokens but its includes are the same at both sides
-  /// (`only_includes`, from the frontend's second hash) is mapped include by include instead.
+  /// unit reading the file, so those units count as changed, said with the first such line. A file
+  /// whose file-level tokens but its includes are the same at both sides (`only_includes`, from the
+  /// frontend's second hash) is mapped include by include instead.
   void widen_native_file(ChangedFile& file, FileStatus status, bool only_includes) {
-    if (status == FileStatus::modified && only_includes && callgraph::is_translation_unit(file.path)) {
+    if (status == FileStatus::modified && only_includes) {
       for (const auto& l : module_lines_)
         if (parse_include_directive(l.text)) out_.includes.push_back({file.path, l.line, summarize(l.text), l.head});
       return;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "callgraph/native_index.h"
+
 namespace fastci::planner {
 
 std::optional<IncludeDirective> parse_include_directive(std::string_view line) {
@@ -44,44 +46,59 @@ bool is_code(frontend::SymbolKind kind) {
 
 class IncludeMapper {
  public:
-  IncludeMapper(const FactsLookup& base, const FactsLookup& head, const callgraph::CallGraph& graph, ChangeSet& changes)
-      : base_(base), head_(head), graph_(graph), changes_(changes) {
+  IncludeMapper(const FactsLookup& base, const FactsLookup& head,
+                const std::map<std::string, std::set<std::string>>& includers, const callgraph::CallGraph& graph,
+                ChangeSet& changes)
+      : base_(base), head_(head), includers_(includers), graph_(graph), changes_(changes) {
     for (const auto& s : changes.symbols) present_.insert(s.id);
   }
 
   void map(const IncludeChange& include) {
     auto directive = parse_include_directive(include.text);
-    const auto* head_unit = head_(include.file);
-    const auto* base_unit = base_(include.file);
-    if (!directive || !head_unit || !base_unit) return widen(include, "the unit's facts are missing at one side");
+    if (!directive) return widen(include, "is no include directive fastci can read");
+    const std::string what = "line " + std::to_string(include.line) + " (`" + include.text + "`)";
     if (!include.added) {
-      note(include.file, "line " + std::to_string(include.line) + " (`" + include.text +
-                             "`) removed: a function that used what it declared is a Clang error at head, and counts as changed");
+      note(include.file, what + " removed: a function that used what it declared is a Clang error at head, and "
+                                "counts as changed");
       return;
     }
-    const auto& now = head_unit->imported_modules;
-    bool found = std::any_of(now.begin(), now.end(), [&](const std::string& p) { return names(p, directive->name); });
+    // The units whose reading of headers the line changes: the file itself, or the units reading it.
+    std::vector<std::string> units;
+    if (callgraph::is_translation_unit(include.file)) {
+      units.push_back(include.file);
+    } else if (auto it = includers_.find(include.file); it != includers_.end()) {
+      units.assign(it->second.begin(), it->second.end());
+    }
+    if (units.empty()) return note(include.file, what + " added to a header no parsed unit reads");
+    bool found = false;
+    std::set<std::string> brought, users;
+    for (const auto& unit : units) {
+      const auto* head_unit = head_(unit);
+      const auto* base_unit = base_(unit);
+      if (!head_unit || !base_unit) return widen(include, "changes " + unit + ", whose facts are missing at one side");
+      const auto& now = head_unit->imported_modules;
+      found |= std::any_of(now.begin(), now.end(), [&](const std::string& p) { return names(p, directive->name); });
+      std::set<std::string> before(base_unit->imported_modules.begin(), base_unit->imported_modules.end());
+      std::set<std::string> targets;
+      for (const auto& path : now) {
+        if (before.contains(path)) continue;
+        brought.insert(path);
+        if (const auto* facts = head_(path))
+          for (const auto& s : facts->symbols) add_targets(s, targets);
+      }
+      for (const auto& file : {unit, include.file})
+        for (auto& id : users_in(file, targets)) users.insert(std::move(id));
+    }
     if (!found)
       return widen(include, "brings a header outside the repository (or one Clang did not find), whose declarations "
-                            "may change any of the unit's functions");
-    std::set<std::string> before(base_unit->imported_modules.begin(), base_unit->imported_modules.end());
-    std::set<std::string> targets;
-    std::vector<std::string> brought;
-    for (const auto& path : now) {
-      if (before.contains(path)) continue;
-      brought.push_back(path);
-      if (const auto* facts = head_(path))
-        for (const auto& s : facts->symbols) add_targets(s, targets);
-    }
-    std::string what = "line " + std::to_string(include.line) + " (`" + include.text + "`)";
-    if (brought.empty()) return note(include.file, what + " adds no header the unit did not read already");
-    std::set<std::string> users = users_in(include.file, targets);
+                            "may change any function reading it");
+    if (brought.empty()) return note(include.file, what + " adds no header the units reading it did not read already");
     for (const auto& id : users) record(id);
     std::string list;
     for (const auto& id : users) list += (list.empty() ? "" : ", ") + graph_.vertex(*graph_.find(id)).symbol.qualified_name;
-    note(include.file, what + " newly reads " + std::to_string(brought.size()) + " header(s) (" + brought.front() +
-                           (brought.size() > 1 ? ", ..." : "") + "): " +
-                           (users.empty() ? std::string("no function of the unit uses their declarations")
+    note(include.file, what + " newly brings " + std::to_string(brought.size()) + " header(s) (" + *brought.begin() +
+                           (brought.size() > 1 ? ", ..." : "") + ") into " + std::to_string(units.size()) + " unit(s): " +
+                           (users.empty() ? std::string("no function uses their declarations")
                                           : std::to_string(users.size()) + " function(s) using their declarations count as changed: " + list));
   }
 
@@ -123,6 +140,7 @@ class IncludeMapper {
 
   const FactsLookup& base_;
   const FactsLookup& head_;
+  const std::map<std::string, std::set<std::string>>& includers_;
   const callgraph::CallGraph& graph_;
   ChangeSet& changes_;
   std::set<std::string> present_;
@@ -130,9 +148,10 @@ class IncludeMapper {
 
 }  // namespace
 
-void map_include_changes(const FactsLookup& base, const FactsLookup& head, const callgraph::CallGraph& graph,
-                         ChangeSet& changes) {
-  IncludeMapper mapper(base, head, graph, changes);
+void map_include_changes(const FactsLookup& base, const FactsLookup& head,
+                         const std::map<std::string, std::set<std::string>>& includers,
+                         const callgraph::CallGraph& graph, ChangeSet& changes) {
+  IncludeMapper mapper(base, head, includers, graph, changes);
   for (const auto& include : changes.includes) mapper.map(include);
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 namespace fastci::planner {
 namespace {
@@ -32,6 +33,7 @@ TEST(IncludeDirective, ReadsTheNameAndHowItWasSpelled) {
 struct Fixture {
   std::map<std::string, FileFacts> base, head;
   frontend::RepositoryFacts linked;
+  std::map<std::string, std::set<std::string>> includers;
   ChangeSet changes;
 
   Fixture() {
@@ -71,7 +73,7 @@ struct Fixture {
     auto graph = callgraph::CallGraph::build(linked);
     FactsLookup b = [&](const std::string& p) -> const FileFacts* { return base.contains(p) ? &base.at(p) : nullptr; };
     FactsLookup h = [&](const std::string& p) -> const FileFacts* { return head.contains(p) ? &head.at(p) : nullptr; };
-    map_include_changes(b, h, graph, changes);
+    map_include_changes(b, h, includers, graph, changes);
   }
 };
 
@@ -82,8 +84,30 @@ TEST(IncludeChanges, ANewRepositoryHeaderChangesTheFunctionsUsingItsDeclarations
   ASSERT_EQ(f.changes.symbols.size(), 1u);
   EXPECT_EQ(f.changes.symbols[0].id, "cpp:inference_all_reduce(at::Tensor &)");
   EXPECT_TRUE(f.changes.widenings.empty());
-  EXPECT_NE(f.changes.files[0].note.find("line 9 (`#include \"shm.h\"`) newly reads 2 header(s)"), std::string::npos)
+  EXPECT_NE(f.changes.files[0].note.find("line 9 (`#include \"shm.h\"`) newly brings 2 header(s)"), std::string::npos)
       << f.changes.files[0].note;
+}
+
+TEST(IncludeChanges, AnIncludeInAHeaderCountsInEveryUnitReadingIt) {
+  // comm.h, read by ccl.cpp, now includes shm.h: ccl.cpp reads shm.h only since the change.
+  Fixture f;
+  f.head["csrc/comm.h"] = FileFacts{.path = "csrc/comm.h"};
+  f.linked.files.push_back(f.head["csrc/comm.h"]);
+  f.includers["csrc/comm.h"] = {"csrc/ccl.cpp"};
+  f.changes.files[0].path = "csrc/comm.h";
+  f.changes.includes.push_back({"csrc/comm.h", 3, "#include \"shm.h\"", true});
+  f.map();
+  ASSERT_EQ(f.changes.symbols.size(), 1u);
+  EXPECT_EQ(f.changes.symbols[0].id, "cpp:inference_all_reduce(at::Tensor &)");
+  EXPECT_NE(f.changes.files[0].note.find("into 1 unit(s)"), std::string::npos) << f.changes.files[0].note;
+  // A header no unit reads: said, nothing else.
+  Fixture unread;
+  unread.changes.files[0].path = "csrc/unread.h";
+  unread.changes.includes.push_back({"csrc/unread.h", 3, "#include \"shm.h\"", true});
+  unread.map();
+  EXPECT_TRUE(unread.changes.symbols.empty());
+  EXPECT_TRUE(unread.changes.widenings.empty());
+  EXPECT_NE(unread.changes.files[0].note.find("a header no parsed unit reads"), std::string::npos);
 }
 
 TEST(IncludeChanges, AHeaderTheUnitAlreadyReadChangesNothing) {
@@ -93,7 +117,7 @@ TEST(IncludeChanges, AHeaderTheUnitAlreadyReadChangesNothing) {
   f.map();
   EXPECT_TRUE(f.changes.symbols.empty());
   EXPECT_TRUE(f.changes.widenings.empty());
-  EXPECT_NE(f.changes.files[0].note.find("adds no header the unit did not read already"), std::string::npos);
+  EXPECT_NE(f.changes.files[0].note.find("adds no header the units reading it did not read already"), std::string::npos);
 }
 
 TEST(IncludeChanges, AHeaderOutsideTheRepositoryWidensTheUnitWithItsLine) {
