@@ -71,6 +71,8 @@ std::string explain_test(const json& plan, const std::string& test_id) {
   }
   if (const json* t = find_in(plan, "skipped", test_id)) {
     out << test_id << ": SKIPPED for " << range << "\n  " << t->value("reason", "") << "\n";
+    if (find_in(plan, "audit", test_id))
+      out << "  run anyway as an audit of this skip (--audit-skipped): last, never blocking; a failure is an escape\n";
     write_evidence_run(out, *t);
     if (plan.contains("changes")) {
       out << "  changed symbols it does not reach:\n";

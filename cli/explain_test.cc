@@ -31,6 +31,15 @@ TEST(Explain, SkippedListsTheChangesItDoesNotReach) {
   EXPECT_NE(text.find("changed pkg.mod.f (pkg/mod.py:3)"), std::string::npos);
 }
 
+TEST(Explain, AnAuditedSkipSaysItRunsAnyway) {
+  auto plan = sample_plan();
+  EXPECT_EQ(explain_test(plan, "tests/test_b.py::test_y").find("audit"), std::string::npos);
+  plan["audit"] = nlohmann::json::array({{{"id", "tests/test_b.py::test_y"}, {"kind", "audit"}}});
+  auto text = explain_test(plan, "tests/test_b.py::test_y");
+  EXPECT_NE(text.find("SKIPPED"), std::string::npos);
+  EXPECT_NE(text.find("run anyway as an audit of this skip"), std::string::npos) << text;
+}
+
 TEST(Explain, UnknownTestGivesNothingAndSuggestions) {
   EXPECT_TRUE(explain_test(sample_plan(), "tests/test_c.py::nope").empty());
   auto similar = similar_test_ids(sample_plan(), "test_x");
