@@ -63,9 +63,28 @@ ProgramRun run_program(const std::string& program, const std::vector<std::string
   return run;
 }
 
+namespace {
+
+/// The directories this program made; a test that fails half-way still leaves nothing behind.
+struct TemporaryDirectories {
+  std::vector<std::string> paths;
+  ~TemporaryDirectories() {
+    std::error_code ignored;
+    for (const auto& path : paths) std::filesystem::remove_all(path, ignored);
+  }
+};
+
+TemporaryDirectories& temporary_directories() {
+  static TemporaryDirectories made;
+  return made;
+}
+
+}  // namespace
+
 std::string make_temporary_directory() {
   std::string pattern = (std::filesystem::temp_directory_path() / "fastci-cuda-XXXXXX").string();
   if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+  temporary_directories().paths.push_back(pattern);
   return pattern;
 }
 

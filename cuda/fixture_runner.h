@@ -20,7 +20,8 @@ struct ProgramRun {
 ProgramRun run_program(const std::string& program, const std::vector<std::string>& arguments,
                        const std::map<std::string, std::string>& environment);
 
-/// A fresh empty directory under the system temporary directory.
+/// A fresh empty directory under the system temporary directory, removed with what it holds when
+/// the test program exits.
 std::string make_temporary_directory();
 
 /// All JSON lines of the files in `directory` whose names start with `prefix`, in file-name order.

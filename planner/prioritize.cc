@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "planner/schedule.h"
+#include "planner/specificity.h"
 
 namespace fastci::planner {
 namespace {
@@ -39,7 +40,7 @@ std::string protection(const SelectedTest& s, const TestEvidenceSummary* ev) {
   return {};
 }
 
-RiskFeatures features_of(const SelectedTest& s, const TestEvidenceSummary* ev,
+RiskFeatures features_of(const SelectedTest& s, double specificity, const TestEvidenceSummary* ev,
                          const std::map<std::string, ChangeKinds>* change_kinds, int changed_lines,
                          const std::map<std::string, std::vector<HistoryPoint>>* histories) {
   RiskFeatures f;
@@ -55,6 +56,7 @@ RiskFeatures features_of(const SelectedTest& s, const TestEvidenceSummary* ev,
     f.parallel_change = std::max(f.parallel_change, it->second.parallel ? 1.0 : 0.0);
   }
   f.change_size = std::log2(1.0 + changed_lines) / 10.0;
+  f.specificity = specificity;
   if (histories) {
     if (auto it = histories->find(s.test.id); it != histories->end()) history_features(it->second, f);
   } else if (ev) {
@@ -102,6 +104,8 @@ Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest
                           cost[i].seconds * std::max(cost[i].gpus, 1), !guard.empty(), guard});
   }
   auto pruned = prune_equivalent(candidates, options.prune);
+  // Over every selected test, pruned ones included: they reach the change as much as the kept.
+  auto specificity = specificities(selection.selected);
   std::set<std::string> kept(pruned.kept.begin(), pruned.kept.end());
 
   Prioritized out;
@@ -129,7 +133,7 @@ Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest
       all_quarantined.push_back({s.test.id, e.full_gpus, e.full_seconds});
       continue;
     }
-    e.features = features_of(s, evidence_of(s.test.id), options.change_kinds, changed_lines, options.histories);
+    e.features = features_of(s, specificity[i], evidence_of(s.test.id), options.change_kinds, changed_lines, options.histories);
     e.risk = risk_score(e.features, options.weights);
     risks.push_back(e.risk);
     gpu_seconds.push_back(e.predicted_seconds * e.gpus);

@@ -84,6 +84,14 @@ struct Decision {
   std::vector<std::string> audited;   ///< fastci with --audit-skipped: skipped tests it runs anyway
 };
 
+/// A decision to run `order`, saying why in `note`.
+Decision runs(std::vector<std::string> order, std::string note) {
+  Decision d;
+  d.order = std::move(order);
+  d.note = std::move(note);
+  return d;
+}
+
 std::vector<std::string> all_ids(const RecordedCommit& commit) {
   std::vector<std::string> ids;
   for (const auto& r : commit.results) ids.push_back(r.test_id);
@@ -101,7 +109,7 @@ struct Indexer {
 std::optional<Decision> beyond_python(const CommitContext& context) {
   for (const auto& d : context.diffs) {
     const std::string& path = d.new_path.empty() ? d.old_path : d.new_path;
-    if (!is_python(path)) return Decision{all_ids(*context.recorded), "a non-Python file changed: everything runs", {}};
+    if (!is_python(path)) return runs(all_ids(*context.recorded), "a non-Python file changed: everything runs");
   }
   return std::nullopt;
 }
@@ -111,7 +119,7 @@ util::Result<Decision> file_level(const CommitContext& context, const Indexer& i
   const RecordedCommit& commit = *context.recorded;
   if (auto everything = beyond_python(context)) return *everything;
   for (const auto& d : context.diffs)
-    if (d.status == FileStatus::deleted) return Decision{all_ids(commit), "a module was deleted: everything runs", {}};
+    if (d.status == FileStatus::deleted) return runs(all_ids(commit), "a module was deleted: everything runs");
   auto index = index_commit(indexer.repo, context.head, indexer.cache, indexer.options);
   if (!index.ok()) return index.error();
   const auto& graph = index->graph;
@@ -143,7 +151,7 @@ util::Result<Decision> recorded_selection(const RecordedCommit& commit, const st
   if (it == commit.selections.end())
     return util::Error("the history records no " + name + " selection for " + commit.commit +
                        " (scripts/record_tests_fetcher.py records it)");
-  if (it->second.all) return Decision{all_ids(commit), name + " runs everything: " + it->second.reason, {}};
+  if (it->second.all) return runs(all_ids(commit), name + " runs everything: " + it->second.reason);
   Decision out;
   for (const auto& r : commit.results) {
     std::string file = file_of(r.test_id);
@@ -159,7 +167,7 @@ util::Result<Decision> recorded_selection(const RecordedCommit& commit, const st
 /// testmon-style: tests whose recorded coverage touches a changed line, and tests whose file changed.
 Decision coverage_only(const CommitContext& context) {
   const RecordedCommit& commit = *context.recorded;
-  if (!context.covered) return Decision{all_ids(commit), "no evidence store: everything runs", {}};
+  if (!context.covered) return runs(all_ids(commit), "no evidence store: everything runs");
   if (auto everything = beyond_python(context)) return *everything;
   std::set<std::string> changed_files;
   for (const auto& d : context.diffs)
@@ -436,7 +444,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
       auto start = Clock::now();
       util::Result<Decision> decision = Decision{};
       switch (report.strategy) {
-        case ReplayStrategy::run_all: decision = Decision{all_ids(commit), "", {}}; break;
+        case ReplayStrategy::run_all: decision = runs(all_ids(commit), ""); break;
         case ReplayStrategy::file_level: decision = file_level(context, indexer); break;
         case ReplayStrategy::coverage_only: decision = coverage_only(context); break;
         case ReplayStrategy::tests_fetcher: decision = recorded_selection(commit, to_string(report.strategy)); break;

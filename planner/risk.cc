@@ -13,21 +13,22 @@ namespace fastci::planner {
 
 std::array<double, RiskFeatures::kCount> RiskFeatures::values() const {
   return {contexts, proximity, kernel_change, numerics_change, parallel_change,
-          change_size, failure_rate, cofailure, flakiness};
+          change_size, failure_rate, cofailure, flakiness, specificity};
 }
 
 const std::array<const char*, RiskFeatures::kCount>& RiskFeatures::names() {
   static const std::array<const char*, kCount> names = {
       "contexts", "proximity", "kernel_change", "numerics_change", "parallel_change",
-      "change_size", "failure_rate", "cofailure", "flakiness"};
+      "change_size", "failure_rate", "cofailure", "flakiness", "specificity"};
   return names;
 }
 
 RiskWeights RiskWeights::defaults() {
   // Chosen so that a test with no history that reaches a changed kernel directly scores ~0.5,
-  // and a history of failures dominates; flakiness lowers the score.
+  // and a history of failures dominates; flakiness lowers the score. Specificity's weight 1 makes
+  // the odds proportional to the test's share of the change's faults.
   RiskWeights w;
-  w.weights = {1.5, 1.5, 1.0, 0.7, 0.7, 0.5, 3.0, 2.0, -2.0};
+  w.weights = {1.5, 1.5, 1.0, 0.7, 0.7, 0.5, 3.0, 2.0, -2.0, 1.0};
   w.bias = -3.0;
   return w;
 }
@@ -112,10 +113,13 @@ RiskWeights fit_risk_weights(const std::vector<RiskSample>& samples, int iterati
   return w;
 }
 
-std::vector<std::size_t> order_by_risk(const std::vector<double>& risks, const std::vector<double>& costs) {
+std::vector<std::size_t> order_by_risk(const std::vector<double>& risks, const std::vector<double>& costs,
+                                       double cost_floor) {
   std::vector<std::size_t> order(risks.size());
   std::iota(order.begin(), order.end(), 0);
+  auto rate = [&](std::size_t i) { return risks[i] / std::max(costs[i], cost_floor); };
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (rate(a) != rate(b)) return rate(a) > rate(b);
     if (risks[a] != risks[b]) return risks[a] > risks[b];
     return costs[a] < costs[b];
   });

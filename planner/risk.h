@@ -22,8 +22,9 @@ struct RiskFeatures {
   double failure_rate = 0;     ///< recency-weighted share of runs that failed after a code change
   double cofailure = 0;        ///< share of those failures whose commits touched the changed files
   double flakiness = 0;        ///< share of outcome flips without a code change it reaches
+  double specificity = 0;      ///< ln(its share of the change's faults / the mean share) (specificity.h)
 
-  static constexpr std::size_t kCount = 9;
+  static constexpr std::size_t kCount = 10;
   std::array<double, kCount> values() const;
   static const std::array<const char*, kCount>& names();
 };
@@ -65,10 +66,11 @@ struct RiskSample {
 RiskWeights fit_risk_weights(const std::vector<RiskSample>& samples, int iterations = 2000,
                              double learning_rate = 0.5, double l2 = 1e-3);
 
-/// Indices of tests in risk order, highest first; equal risks cheapest first (ties of both keep
-/// input order). Cost does not divide the risk: the scheduler's backfilling keeps the GPUs busy
-/// around an expensive high-risk test, and dividing by cost let cheap tests with no signal run
-/// before every risky one (docs/risk.md).
-std::vector<std::size_t> order_by_risk(const std::vector<double>& risks, const std::vector<double>& costs);
+/// Indices of tests in the order that finds a failure soonest for the GPU time spent: risk per cost
+/// (Smith's rule: expected failures found per GPU-second); ties by risk, then cheapest, then input
+/// order. Recorded durations already hold pytest's per-test overhead, so the floor only keeps a test
+/// recorded at 0 s from dividing by zero (docs/risk.md has the sweep of floors on the evaluation).
+std::vector<std::size_t> order_by_risk(const std::vector<double>& risks, const std::vector<double>& costs,
+                                       double cost_floor = 0.01);
 
 }  // namespace fastci::planner

@@ -67,10 +67,25 @@ TEST(Risk, WeightsFileRoundTripsAndErrorsNameTheFile) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(Risk, OrderIsRiskThenCost) {
-  // The risky expensive test first; the two equal risks cheapest first.
+TEST(Risk, OrderIsRiskPerCost) {
+  // 0.5 per 1 s finds more failures per GPU-second than 0.9 per 100 s.
   auto order = order_by_risk({0.9, 0.5, 0.5}, {100, 10, 1});
-  EXPECT_EQ(order, (std::vector<std::size_t>{0, 2, 1}));
+  EXPECT_EQ(order, (std::vector<std::size_t>{2, 1, 0}));
+}
+
+TEST(Risk, EqualRatesOrderByRiskThenCost) {
+  // Same rate: the riskier first; same rate and risk: the cheaper first, then input order.
+  auto order = order_by_risk({0.2, 0.4, 0.2, 0.2}, {2, 4, 1, 1});
+  EXPECT_EQ(order, (std::vector<std::size_t>{2, 3, 1, 0}));
+}
+
+TEST(Risk, CostsBelowTheFloorCountAsTheFloor) {
+  // Recorded at 0 s: without the floor both rates are infinite; with it the riskier runs first.
+  auto order = order_by_risk({0.1, 0.3}, {0, 0}, 0.01);
+  EXPECT_EQ(order, (std::vector<std::size_t>{1, 0}));
+  // A floor of 10 s makes 1 s and 5 s tests cost the same: risk decides.
+  order = order_by_risk({0.2, 0.5}, {1, 5}, 10);
+  EXPECT_EQ(order, (std::vector<std::size_t>{1, 0}));
 }
 
 }  // namespace

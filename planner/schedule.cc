@@ -91,6 +91,12 @@ ScheduleResult easy_backfill(std::vector<ScheduledJob> jobs, int cluster_gpus,
       }
     }
   }
+  // Jobs that start at the same instant start together; the runner hands them out in rank order,
+  // so that is their order (a job that jumped the rank order for latency does not count as earlier).
+  std::stable_sort(result.start_order.begin(), result.start_order.end(), [&](std::size_t a, std::size_t b) {
+    if (jobs[a].start != jobs[b].start) return jobs[a].start < jobs[b].start;
+    return a < b;
+  });
   result.jobs = std::move(jobs);
   return result;
 }

@@ -20,7 +20,7 @@ struct ScheduledJob {
 /// The schedule of a whole plan.
 struct ScheduleResult {
   std::vector<ScheduledJob> jobs;      ///< in rank (plan) order, with start and end
-  std::vector<std::size_t> start_order;  ///< indices into jobs in the order the scheduler started them
+  std::vector<std::size_t> start_order;  ///< indices into jobs by start time; jobs starting together in rank order
   double makespan_seconds = 0;         ///< CI latency
   double gpu_seconds = 0;              ///< GPUs held x seconds
 };

@@ -52,9 +52,15 @@ TEST(Lambdas, AreSymbolsNamedPerEnclosingScope) {
     EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
   // The default's lambda is the module's (it is evaluated there), and numbered in source order.
   for (const auto& s : record.facts.symbols) {
-    if (s.id == "py:m.<lambda1>") EXPECT_EQ(s.first_line, 20);
-    if (s.id == "py:m.<lambda2>") EXPECT_EQ(s.first_line, 22);
-    if (s.id == "py:m.run.<lambda3>") EXPECT_EQ(s.first_line, 11);
+    if (s.id == "py:m.<lambda1>") {
+      EXPECT_EQ(s.first_line, 20);
+    }
+    if (s.id == "py:m.<lambda2>") {
+      EXPECT_EQ(s.first_line, 22);
+    }
+    if (s.id == "py:m.run.<lambda3>") {
+      EXPECT_EQ(s.first_line, 11);
+    }
   }
 }
 
