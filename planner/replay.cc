@@ -661,6 +661,23 @@ ordered_json totals_json(const Totals& t) {
 /// catch a failure (a plan of one failing test scores 0.5 whatever its order).
 constexpr std::size_t kApfdMinimumTests = 5;
 
+ordered_json optional_json(const std::optional<double>& value) {
+  return value ? ordered_json(*value) : ordered_json(nullptr);
+}
+
+/// Median over every entry whose plan catches a failure of the simulated time until the first one
+/// ends; null when no plan catches one. Of an even count, the mean of the middle two.
+ordered_json median_first_failure(const ReplayReport& report) {
+  std::vector<double> times;
+  for (const auto& row : report.rows)
+    if (row.metrics.failures_caught > 0 && row.metrics.time_to_first_failure)
+      times.push_back(*row.metrics.time_to_first_failure);
+  if (times.empty()) return nullptr;
+  std::sort(times.begin(), times.end());
+  std::size_t n = times.size();
+  return n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+}
+
 }  // namespace
 
 std::string format_replay_json(const History& history, const std::vector<ReplayReport>& reports) {
@@ -704,6 +721,7 @@ std::string format_replay_json(const History& history, const std::vector<ReplayR
     s["mean_apfd"] = scored ? ordered_json(apfd / scored) : ordered_json(nullptr);
     s["mean_apfdc"] = scored ? ordered_json(apfd_cost / scored) : ordered_json(nullptr);
     s["apfd_rows"] = scored;
+    s["median_first_failure_seconds"] = median_first_failure(report);
     s["mutants_killed"] = killable;
     s["mutants_caught"] = caught;
     s["mutants_missed"] = missed;
@@ -729,6 +747,9 @@ std::string format_replay_json(const History& history, const std::vector<ReplayR
       r["failures_total"] = row.metrics.failures_present;
       r["failures_caught"] = row.metrics.failures_caught;
       r["mutant_caught"] = row.mutant_caught ? ordered_json(*row.mutant_caught) : ordered_json(nullptr);
+      r["first_failure_seconds"] = optional_json(row.metrics.time_to_first_failure);
+      r["apfd"] = optional_json(row.metrics.apfd);
+      r["apfdc"] = optional_json(row.metrics.apfd_cost);
       r["note"] = row.note;
       if (report.audit_fraction > 0) {
         r["audit_tests"] = row.audit_tests;

@@ -304,6 +304,20 @@ TEST(Replay, JsonTotalsCountCommitsAndMutantsApart) {
   EXPECT_EQ(all["apfd_rows"], 2);
   EXPECT_DOUBLE_EQ(all["mean_apfd"].get<double>(), ((17 - 15 + 0.5) / 17 + (17 - 14 + 0.5) / 17) / 2);
   ASSERT_TRUE(all["mean_apfdc"].is_number());
+  // Per row: the real commit's failure started 15th; the surviving mutant has no failure to time.
+  EXPECT_DOUBLE_EQ(all["rows"][0]["apfd"].get<double>(), (17 - 15 + 0.5) / 17);
+  ASSERT_TRUE(all["rows"][0]["first_failure_seconds"].is_number());
+  std::vector<double> first_failures;
+  for (const auto& row : all["rows"]) {
+    if (row["failures_caught"] == 0) {
+      EXPECT_TRUE(row["first_failure_seconds"].is_null());
+      continue;
+    }
+    first_failures.push_back(row["first_failure_seconds"].get<double>());
+    EXPECT_GT(first_failures.back(), 0);
+  }
+  ASSERT_EQ(first_failures.size(), 2u);  // the real commit and the killed mutant: the middle two
+  EXPECT_DOUBLE_EQ(all["median_first_failure_seconds"].get<double>(), (first_failures[0] + first_failures[1]) / 2);
   // the mutants' own totals: two runs of the 17 tests
   EXPECT_EQ(all["on_mutants"]["tests_run"], 34);
   EXPECT_DOUBLE_EQ(all["on_mutants"]["latency_hours"].get<double>(), 2 * 90.0 / 3600);

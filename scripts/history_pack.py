@@ -292,12 +292,14 @@ def tables(args):
         print("| %s | %s | %s | %s |" % (name, pct(s["latency_hours"], base["latency_hours"]),
                                         pct(s["gpu_hours"], base["gpu_hours"]), pct(s["retention"], base["retention"])))
     print("\n### APFD over the commits and mutants whose plan has at least 5 tests and catches a failure\n")
-    print("| strategy | rows | mean APFD | mean APFDc | mutants caught | pruned (commits) |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| strategy | rows | mean APFD | mean APFDc | median time to first failure (s) | mutants caught | pruned (commits) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name, s in strategies.items():
         f = lambda v: "-" if v is None else "%.3f" % v
-        print("| %s | %d | %s | %s | %d / %d | %d |" % (name, s["apfd_rows"], f(s["mean_apfd"]), f(s["mean_apfdc"]),
-                                                       s["mutants_caught"], s["mutants_killed"], s["pruned"]))
+        first = s.get("median_first_failure_seconds")
+        print("| %s | %d | %s | %s | %s | %d / %d | %d |" % (
+            name, s["apfd_rows"], f(s["mean_apfd"]), f(s["mean_apfdc"]), "-" if first is None else "%.1f" % first,
+            s["mutants_caught"], s["mutants_killed"], s["pruned"]))
     python_only_table(history, strategies)
     pruning_table(strategies)
     print("\n### Mutants\n")
