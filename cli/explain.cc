@@ -1,5 +1,6 @@
 #include "cli/explain.h"
 
+#include <iomanip>
 #include <sstream>
 
 namespace fastci::cli {
@@ -34,6 +35,40 @@ void write_witness(std::ostringstream& out, const json& witness) {
   }
 }
 
+/// Where the test runs in the plan and why there: its lane, risk and risk per GPU-second, and the
+/// features that made the risk (those that are not 0).
+/// Three significant digits: enough to compare tests, short enough to read.
+std::string short_number(double value) {
+  std::ostringstream out;
+  out << std::setprecision(3) << value;
+  return out.str();
+}
+
+void write_order(std::ostringstream& out, const json& plan, const json& entry) {
+  std::size_t position = 0;
+  for (const auto& t : plan["tests"]) {
+    ++position;
+    if (&t == &entry) break;
+  }
+  out << "  runs " << position << " of " << plan["tests"].size();
+  if (entry.contains("failure_class"))
+    out << ", in the " << entry["failure_class"].value("kind", "") << " lane after every other test ("
+        << entry["failure_class"].value("evidence", "") << ")";
+  if (entry.contains("risk")) {
+    const json& risk = entry["risk"];
+    out << "; risk " << short_number(risk.value("score", 0.0)) << ", "
+        << short_number(risk.value("per_gpu_second", 0.0))
+        << " per GPU-second (the order's key)";
+    std::string features;
+    const json values = risk.value("features", json::object());
+    for (const auto& [name, value] : values.items())
+      if (value.is_number() && value.get<double>() != 0)
+        features += (features.empty() ? "" : ", ") + name + " " + short_number(value.get<double>());
+    if (!features.empty()) out << "; features: " << features;
+  }
+  out << "\n";
+}
+
 }  // namespace
 
 std::string explain_test(const json& plan, const std::string& test_id) {
@@ -49,6 +84,7 @@ std::string explain_test(const json& plan, const std::string& test_id) {
       }
     }
     write_evidence_run(out, *t);
+    write_order(out, plan, *t);
     if (t->contains("stands_for"))
       out << "  stands for pruned tests whose every changed-symbol context it exercises: "
           << (*t)["stands_for"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

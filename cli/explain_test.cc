@@ -25,6 +25,21 @@ TEST(Explain, SelectedShowsReasonAndWitnessPath) {
   EXPECT_NE(text.find("--call-->"), std::string::npos);
 }
 
+TEST(Explain, SelectedSaysWhereItRunsAndWhy) {
+  auto plan = sample_plan();
+  plan["tests"].push_back({{"id", "tests/test_c.py::test_z"}, {"reasons", nlohmann::json::array()},
+                           {"risk", {{"score", 0.25}, {"per_gpu_second", 0.5},
+                                     {"features", {{"proximity", 0.5}, {"contexts", 0}, {"specificity", -0.7}}}}}});
+  auto text = explain_test(plan, "tests/test_c.py::test_z");
+  EXPECT_NE(text.find("runs 2 of 2; risk 0.25, 0.5 per GPU-second"), std::string::npos) << text;
+  EXPECT_NE(text.find("features: proximity 0.5, specificity -0.7"), std::string::npos) << text;
+  EXPECT_EQ(text.find("contexts"), std::string::npos) << text;  // a 0 feature says nothing
+  plan["tests"][1]["failure_class"] = {{"kind", "known-failing"}, {"evidence", "failed in the run of the base 1111"}};
+  text = explain_test(plan, "tests/test_c.py::test_z");
+  EXPECT_NE(text.find("in the known-failing lane after every other test (failed in the run of the base 1111)"),
+            std::string::npos) << text;
+}
+
 TEST(Explain, SkippedListsTheChangesItDoesNotReach) {
   auto text = explain_test(sample_plan(), "tests/test_b.py::test_y");
   EXPECT_NE(text.find("SKIPPED"), std::string::npos);

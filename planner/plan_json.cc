@@ -1,6 +1,9 @@
 #include "planner/plan_json.h"
 
+#include <algorithm>
 #include <map>
+
+#include "planner/risk.h"
 
 namespace fastci::planner {
 namespace {
@@ -93,7 +96,9 @@ json risk_json(const PlanEntry& e) {
   json features;
   auto values = e.features.values();
   for (std::size_t i = 0; i < values.size(); ++i) features[RiskFeatures::names()[i]] = values[i];
-  return {{"score", e.risk}, {"features", features}};
+  return {{"score", e.risk},
+          {"per_gpu_second", risk_per_gpu_second(e.risk, e.predicted_seconds * std::max(e.gpus, 1))},
+          {"features", features}};
 }
 
 }  // namespace

@@ -113,11 +113,15 @@ RiskWeights fit_risk_weights(const std::vector<RiskSample>& samples, int iterati
   return w;
 }
 
+double risk_per_gpu_second(double risk, double gpu_seconds, double cost_floor) {
+  return risk / std::max(gpu_seconds, cost_floor);
+}
+
 std::vector<std::size_t> order_by_risk(const std::vector<double>& risks, const std::vector<double>& costs,
                                        double cost_floor) {
   std::vector<std::size_t> order(risks.size());
   std::iota(order.begin(), order.end(), 0);
-  auto rate = [&](std::size_t i) { return risks[i] / std::max(costs[i], cost_floor); };
+  auto rate = [&](std::size_t i) { return risk_per_gpu_second(risks[i], costs[i], cost_floor); };
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     if (rate(a) != rate(b)) return rate(a) > rate(b);
     if (risks[a] != risks[b]) return risks[a] > risks[b];

@@ -66,11 +66,16 @@ struct RiskSample {
 RiskWeights fit_risk_weights(const std::vector<RiskSample>& samples, int iterations = 2000,
                              double learning_rate = 0.5, double l2 = 1e-3);
 
+/// Costs below this count as this: recorded durations already hold pytest's per-test overhead, so
+/// the floor only keeps a test recorded at 0 s from dividing by zero (docs/risk.md has the sweep).
+constexpr double kCostFloorGpuSeconds = 0.01;
+
+/// Expected failures found per GPU-second: the key the plan is ordered by.
+double risk_per_gpu_second(double risk, double gpu_seconds, double cost_floor = kCostFloorGpuSeconds);
+
 /// Indices of tests in the order that finds a failure soonest for the GPU time spent: risk per cost
-/// (Smith's rule: expected failures found per GPU-second); ties by risk, then cheapest, then input
-/// order. Recorded durations already hold pytest's per-test overhead, so the floor only keeps a test
-/// recorded at 0 s from dividing by zero (docs/risk.md has the sweep of floors on the evaluation).
+/// (Smith's rule), ties by risk, then cheapest, then input order.
 std::vector<std::size_t> order_by_risk(const std::vector<double>& risks, const std::vector<double>& costs,
-                                       double cost_floor = 0.01);
+                                       double cost_floor = kCostFloorGpuSeconds);
 
 }  // namespace fastci::planner
