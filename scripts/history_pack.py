@@ -298,7 +298,7 @@ def tables(args):
         f = lambda v: "-" if v is None else "%.3f" % v
         first = s.get("median_first_failure_seconds")
         print("| %s | %d | %s | %s | %s | %d / %d | %d |" % (
-            name, s["apfd_rows"], f(s["mean_apfd"]), f(s["mean_apfdc"]), "-" if first is None else "%.1f" % first,
+            name, s["apfd_rows"], f(s["mean_apfd"]), f(s["mean_apfdc"]), "-" if first is None else "%.3f" % first,
             s["mutants_caught"], s["mutants_killed"], s["pruned"]))
     python_only_table(history, strategies)
     pruning_table(strategies)
