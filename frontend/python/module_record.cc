@@ -9,7 +9,7 @@ using util::ByteReader;
 using util::ByteWriter;
 
 /// The record's first bytes: a record of another layout is a cache miss, never a misread.
-constexpr std::string_view kFormat = "fastci-python-module/8";
+constexpr std::string_view kFormat = "fastci-python-module/7";
 
 /// An enum written as its number, read back only where it names a value.
 template <typename Enum>
@@ -270,7 +270,7 @@ void put_scope(ByteWriter& w, const Scope& s) {
   put_strings(w, s.returns);
   put_bindings(w, s.instance_attributes);
   for (bool flag : {s.is_staticmethod, s.is_classmethod, s.defines_init, s.not_a_test, s.build_hooks, s.is_fixture,
-                    s.fixture_autouse, s.opaque_returns})
+                    s.fixture_autouse})
     w.boolean(flag);
   w.u64(s.marks.size());
   for (const auto& m : s.marks) {
@@ -299,7 +299,7 @@ Scope scope_from(ByteReader& r) {
   s.returns = strings_from(r);
   s.instance_attributes = bindings_from(r);
   for (bool* flag : {&s.is_staticmethod, &s.is_classmethod, &s.defines_init, &s.not_a_test, &s.build_hooks,
-                     &s.is_fixture, &s.fixture_autouse, &s.opaque_returns})
+                     &s.is_fixture, &s.fixture_autouse})
     *flag = r.boolean();
   s.marks.resize(r.count());
   for (auto& m : s.marks) {

@@ -93,8 +93,6 @@ struct Scope {
   bool is_fixture = false;
   std::string fixture_name;      ///< name= or the function name
   bool fixture_autouse = false;
-  /// function: a return whose value `returns` cannot hold (not dotted), or a yield: what a call gives is not all known.
-  bool opaque_returns = false;
   std::vector<int> world_sizes;  ///< class attribute world_size = N or [N, M]
 };
 

@@ -577,7 +577,6 @@ class ModuleParser {
     std::size_t first_reference = record_.references.size();
     register_lambdas(body, index, 0);
     if (auto value = value_text(body)) record_.scopes[index].returns.push_back(*value);
-    else record_.scopes[index].opaque_returns = true;
     visit(body, index);
     drop_local_reads(index, first_reference);
   }
@@ -676,7 +675,6 @@ class ModuleParser {
     if (std::strcmp(type, "yield") == 0) {
       // What a generator yields is what iterating its result gives (see the "@element" binding).
       TSNode value = ts_node_named_child(node, 0);
-      if (record_.scopes[scope].kind == Scope::Kind::function) record_.scopes[scope].opaque_returns = true;  // a generator
       if (!ts_node_is_null(value) && record_.scopes[scope].kind == Scope::Kind::function)
         if (auto yielded = value_text(value)) record_.scopes[scope].returns.push_back(*yielded);
       return visit_children(node, scope);
@@ -794,9 +792,7 @@ class ModuleParser {
 
   void return_statement(TSNode node, int scope) {
     for (TSNode child : children(node)) {
-      if (is(child, "comment")) continue;
       if (auto value = value_text(child)) record_.scopes[scope].returns.push_back(*value);
-      else record_.scopes[scope].opaque_returns = true;
     }
     visit_children(node, scope);
   }

@@ -280,7 +280,6 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
   switch (b.kind) {
     case NameBinding::Kind::definition: {
       int target = global(m, b.scope);
-      if (decorated_away(target)) return {};  // the name holds the decorators' wrapper (their "@decorated" binding)
       Value v;
       v.kind = scope(target).kind == Scope::Kind::class_ ? Value::Kind::class_ : Value::Kind::function;
       v.id = target;
@@ -370,57 +369,6 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
       return {};
   }
   return {};
-}
-
-bool Resolver::decorated_away(int function_scope) {
-  if (auto it = decorated_away_.find(function_scope); it != decorated_away_.end()) return it->second;
-  decorated_away_[function_scope] = false;  // while deciding (a decorator that is decorated itself): kept
-  const Scope& f = scope(function_scope);
-  const int m = module_of(function_scope);
-  const int local = function_scope - offsets_[m];
-  // Methods stay: a wrapper found on a receiver would no longer name the method's overriders.
-  if (f.kind != Scope::Kind::function || f.parent < 0 || scope(global(m, f.parent)).kind == Scope::Kind::class_)
-    return false;
-  bool rebound = false;
-  for (const NameBinding* b : bindings_named(global(m, f.parent), f.name))
-    rebound |= b->kind == NameBinding::Kind::alias && b->member == "@decorated" && b->line == f.line;
-  if (!rebound) return false;
-  int decorators = 0;
-  for (const RawReference& r : modules_[m].references) {
-    if (r.kind != EdgeKind::decorates || r.decorated != local) continue;
-    ++decorators;
-    auto values = resolve(r.text, global(m, r.scope));
-    if (values.empty()) return false;
-    for (const Value& d : values) {
-      // Each decorator is a repository function whose every return is a function it defines,
-      // which calls the decorated parameter: the name can only be that wrapper, which reaches
-      // the function through the parameter.
-      if (d.kind != Value::Kind::function || is_method(d.id)) return false;
-      const Scope& decorator = scope(d.id);
-      if (decorator.opaque_returns || decorator.returns.empty() || decorator.parameters.empty()) return false;
-      const std::string& parameter = decorator.parameters.front();
-      for (const auto& returned : decorator.returns) {
-        if (std::find(decorator.parameters.begin(), decorator.parameters.end(), returned) != decorator.parameters.end())
-          return false;
-        auto wrappers = resolve(returned, d.id);
-        if (wrappers.empty()) return false;
-        for (const Value& w : wrappers) {
-          if (w.kind != Value::Kind::function || module_of(w.id) != module_of(d.id) ||
-              global(module_of(w.id), scope(w.id).parent) != d.id)
-            return false;
-          const int wrapper_local = w.id - offsets_[module_of(w.id)];
-          bool calls_parameter = false;
-          for (const RawReference& call : modules_[module_of(w.id)].references)
-            calls_parameter |= call.kind == EdgeKind::call && call.scope == wrapper_local &&
-                               call.text.substr(0, call.text.find_first_of(".([")) == parameter;
-          if (!calls_parameter) return false;
-        }
-      }
-    }
-  }
-  // A chain of decorators keeps the function too: fewer dropped edges where the wrappers' flow
-  // is longer (PyCG's expected graphs keep it as well).
-  return decorated_away_[function_scope] = decorators == 1;
 }
 
 std::vector<Value> Resolver::module_attribute(const std::string& module, const std::string& name) {

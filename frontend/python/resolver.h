@@ -114,10 +114,6 @@ class Resolver {
   /// Values of the argument at `position`, when the caller's text of it is known.
   std::vector<Value> passed_argument(const std::vector<std::string>& arguments, std::size_t position, int caller);
   std::vector<Value> returns_of(int function_scope);
-  /// Whether a decorated module- or function-level definition no longer is the value of its name:
-  /// its one decorator is a repository function that returns only wrappers it defines, which call
-  /// its parameter (never the parameter itself), so the undecorated function is reached through them.
-  bool decorated_away(int function_scope);
   Value module_value(const std::string& name) const;
   /// What `super().name` finds in a method of `class_scope` (or `super(class_scope, obj).name`):
   /// for the class and each subclass the receiver may be, the first class after `class_scope` in
@@ -160,7 +156,6 @@ class Resolver {
   std::unordered_map<int, std::vector<int>> mro_;
   std::unordered_map<int, std::vector<std::string>> external_bases_direct_;
   std::unordered_map<int, std::vector<int>> returns_done_;
-  std::unordered_map<int, bool> decorated_away_;  ///< memo of decorated_away
   std::vector<std::vector<int>> subclasses_;
   bool subclasses_built_ = false;
   int depth_ = 0;
