@@ -48,6 +48,7 @@ class ModuleLevelRepo : public ::testing::Test {
     change("signature", "cfgpkg/ops.py", "def clip(x):", "def clip(x, limit=None):");
     change("field-docstring", "cfgpkg/config.py", "    lr: float = 0.1\n", "    lr: float = 0.1\n    \"\"\"The learning rate.\"\"\"\n");
     change("dead-code", "cfgpkg/ops.py", "def root(x):", "def unused_helper():\n    return 0\n\n\ndef root(x):");
+    change("wrapped-default", "commpkg/comm.py", "op=\"sum\"", "op=\"max\"");
   }
   static void TearDownTestSuite() {
     fs::remove_all(*repo_);
@@ -189,6 +190,15 @@ TEST_F(ModuleLevelRepo, ImportLineReachesTheUsersOfTheNameItBinds) {
 TEST_F(ModuleLevelRepo, SignatureChangeReachesCallers) {
   auto plan = plan_for("signature");
   EXPECT_EQ(selected(plan), std::set<std::string>{"tests/test_clip.py::test_clip"});
+}
+
+TEST_F(ModuleLevelRepo, SignatureChangeOfAWrappedFunctionReachesCallersOfTheWrapper) {
+  // The shape of DeepSpeed's @timed_op comm API: a package star-imports the module, callers reach the
+  // decorator's wrapper, which calls the function with *args. A rule that bound the name to the
+  // wrapper alone lost the evaluation's killed mutant of deepspeed/comm/comm.py:501 (this fixture did
+  // not reproduce that loss; the evaluation's replay is the check for such rules).
+  auto plan = plan_for("wrapped-default");
+  EXPECT_EQ(selected(plan), std::set<std::string>{"tests/test_comm.py::test_all_reduce"});
 }
 
 TEST_F(ModuleLevelRepo, ImportTimeSideEffectWidensToImportersAndSaysWhere) {
