@@ -35,8 +35,6 @@ void write_witness(std::ostringstream& out, const json& witness) {
   }
 }
 
-/// Where the test runs in the plan and why there: its lane, risk and risk per GPU-second, and the
-/// features that made the risk (those that are not 0).
 /// Three significant digits: enough to compare tests, short enough to read.
 std::string short_number(double value) {
   std::ostringstream out;
@@ -44,6 +42,8 @@ std::string short_number(double value) {
   return out.str();
 }
 
+/// Where the test runs in the plan and why there: its lane, risk and risk per GPU-second, and the
+/// features that made the risk (those that are not 0).
 void write_order(std::ostringstream& out, const json& plan, const json& entry) {
   std::size_t position = 0;
   for (const auto& t : plan["tests"]) {

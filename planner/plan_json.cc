@@ -1,6 +1,5 @@
 #include "planner/plan_json.h"
 
-#include <algorithm>
 #include <map>
 
 #include "planner/risk.h"
@@ -97,7 +96,7 @@ json risk_json(const PlanEntry& e) {
   auto values = e.features.values();
   for (std::size_t i = 0; i < values.size(); ++i) features[RiskFeatures::names()[i]] = values[i];
   return {{"score", e.risk},
-          {"per_gpu_second", risk_per_gpu_second(e.risk, e.predicted_seconds * std::max(e.gpus, 1))},
+          {"per_gpu_second", risk_per_gpu_second(e.risk, e.gpu_seconds())},
           {"features", features}};
 }
 

@@ -136,7 +136,7 @@ Prioritized prioritize(const Selection& selection, const std::vector<SkippedTest
     e.features = features_of(s, specificity[i], evidence_of(s.test.id), options.change_kinds, changed_lines, options.histories);
     e.risk = risk_score(e.features, options.weights);
     risks.push_back(e.risk);
-    gpu_seconds.push_back(e.predicted_seconds * e.gpus);
+    gpu_seconds.push_back(e.gpu_seconds());
     out.ordered.push_back(std::move(e));
   }
   for (const auto& p : pruned.pruned) {

@@ -54,6 +54,9 @@ struct PlanEntry {
   std::string shrink_reason;  ///< why the test runs smaller; empty when it runs as written
   std::string shrink_mode;    ///< validation mode of a shrunk test ("exact")
   FailureClassification failure_class;  ///< known-failing or flaky: in the last lane, with why
+
+  /// GPUs held x seconds as planned: the cost risk order divides by.
+  double gpu_seconds() const { return predicted_seconds * gpus; }
 };
 
 /// A pruned test and who stands for it.

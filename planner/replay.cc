@@ -661,10 +661,6 @@ ordered_json totals_json(const Totals& t) {
 /// catch a failure (a plan of one failing test scores 0.5 whatever its order).
 constexpr std::size_t kApfdMinimumTests = 5;
 
-ordered_json optional_json(const std::optional<double>& value) {
-  return value ? ordered_json(*value) : ordered_json(nullptr);
-}
-
 /// Median over every entry whose plan catches a failure of the simulated time until the first one
 /// ends; null when no plan catches one. Of an even count, the mean of the middle two.
 ordered_json median_first_failure(const ReplayReport& report) {
@@ -747,9 +743,9 @@ std::string format_replay_json(const History& history, const std::vector<ReplayR
       r["failures_total"] = row.metrics.failures_present;
       r["failures_caught"] = row.metrics.failures_caught;
       r["mutant_caught"] = row.mutant_caught ? ordered_json(*row.mutant_caught) : ordered_json(nullptr);
-      r["first_failure_seconds"] = optional_json(row.metrics.time_to_first_failure);
-      r["apfd"] = optional_json(row.metrics.apfd);
-      r["apfdc"] = optional_json(row.metrics.apfd_cost);
+      r["first_failure_seconds"] = json_number(row.metrics.time_to_first_failure);
+      r["apfd"] = json_number(row.metrics.apfd);
+      r["apfdc"] = json_number(row.metrics.apfd_cost);
       r["note"] = row.note;
       if (report.audit_fraction > 0) {
         r["audit_tests"] = row.audit_tests;

@@ -121,9 +121,10 @@ std::vector<std::size_t> order_by_risk(const std::vector<double>& risks, const s
                                        double cost_floor) {
   std::vector<std::size_t> order(risks.size());
   std::iota(order.begin(), order.end(), 0);
-  auto rate = [&](std::size_t i) { return risk_per_gpu_second(risks[i], costs[i], cost_floor); };
+  std::vector<double> rate(risks.size());
+  for (std::size_t i = 0; i < risks.size(); ++i) rate[i] = risk_per_gpu_second(risks[i], costs[i], cost_floor);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    if (rate(a) != rate(b)) return rate(a) > rate(b);
+    if (rate[a] != rate[b]) return rate[a] > rate[b];
     if (risks[a] != risks[b]) return risks[a] > risks[b];
     return costs[a] < costs[b];
   });
