@@ -96,8 +96,15 @@ void write_headline(std::ostringstream& out, const Plan& plan) {
 void write_widenings(std::ostringstream& out, const Plan& plan, const Limits& limits) {
   const auto& widenings = plan.changes.widenings;
   if (widenings.empty() && plan.diagnostics.empty()) return;
-  out << "## Widened selection (" << widenings.size() << ")\n\nfastci could not map every part of this change "
-         "exactly and selected more tests to stay safe:\n\n";
+  // Diagnostics alone widened nothing (a unit with Clang errors keeps its facts): saying "widened"
+  // over them would send readers looking for a cause that is not there.
+  if (widenings.empty()) {
+    out << "## Diagnostics (" << plan.diagnostics.size()
+        << ")\n\nWhat fastci could not read fully; none of it widened this change's selection:\n\n";
+  } else {
+    out << "## Widened selection (" << widenings.size() << ")\n\nfastci could not map every part of this change "
+           "exactly and selected more tests to stay safe:\n\n";
+  }
   std::size_t shown = std::min(widenings.size(), limits.widenings);
   for (std::size_t i = 0; i < shown; ++i)
     out << "- **" << to_string(widenings[i].scope) << "** " << code(widenings[i].file) << ": "

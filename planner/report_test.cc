@@ -65,6 +65,17 @@ TEST(Report, ThousandsOfTestsFitAPullRequestComment) {
   EXPECT_NE(report.find("more in plan.json"), std::string::npos);
 }
 
+TEST(Report, DiagnosticsWithoutWideningsAreNotCalledAWidening) {
+  Plan plan = large_plan(2, 3);
+  plan.changes.widenings.clear();
+  plan.diagnostics.push_back({frontend::Diagnostic::Severity::error, "csrc/a.cpp", 0, "1 Clang errors (missing headers or unknown declarations); facts kept"});
+  std::string report = render_markdown_report(plan);
+  EXPECT_EQ(report.find("Widened selection"), std::string::npos) << report;
+  EXPECT_NE(report.find("## Diagnostics (1)"), std::string::npos) << report;
+  EXPECT_NE(report.find("none of it widened"), std::string::npos);
+  EXPECT_NE(report.find("`csrc/a.cpp:0`"), std::string::npos);
+}
+
 TEST(Report, SmallPlansListEverythingAndMatchTheOldHeadline) {
   Plan plan = large_plan(2, 3);
   plan.changes.widenings.clear();
