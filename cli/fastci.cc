@@ -114,7 +114,7 @@ int replay_history(const std::string& file, const std::vector<std::string>& name
     auto strategy = planner::replay_strategy_named(name);
     if (!strategy) {
       std::cerr << "fastci replay: unknown strategy '" << name
-                << "' (run-all, file-level, coverage-only, fastci-select, fastci-prune, fastci-prioritize, fastci-shrink, tests-fetcher)\n";
+                << "' (run-all, file-level, coverage-only, fastci-select, fastci-prune, fastci-prioritize, fastci-shrink, tests-fetcher, pytest-testmon)\n";
       return util::kUsageError;
     }
     strategies.push_back(*strategy);

@@ -144,19 +144,19 @@ util::Result<Decision> file_level(const CommitContext& context, const Indexer& i
   return out;
 }
 
-/// What another tool chose at this commit, run by the history's recorder: its targets are test files
-/// or folders; a recorded test runs when its file is one of them or lies below one.
+/// What another tool chose at this commit, run by the history's recorder: its targets are test ids,
+/// test files or folders; a recorded test runs when it is one of them or its file is or lies below one.
 util::Result<Decision> recorded_selection(const RecordedCommit& commit, const std::string& name) {
   auto it = commit.selections.find(name);
   if (it == commit.selections.end())
-    return util::Error("the history records no " + name + " selection for " + commit.commit +
-                       " (scripts/record_tests_fetcher.py records it)");
+    return util::Error("the history records no " + name + " selection for " + commit.commit + " (scripts/record_" +
+                       (name == "pytest-testmon" ? "testmon" : "tests_fetcher") + ".py records it)");
   if (it->second.all) return runs(all_ids(commit), name + " runs everything: " + it->second.reason);
   Decision out;
   for (const auto& r : commit.results) {
     std::string file = file_of(r.test_id);
     for (const auto& target : it->second.targets)
-      if (file == target || file.starts_with(target.ends_with("/") ? target : target + "/")) {
+      if (r.test_id == target || file == target || file.starts_with(target.ends_with("/") ? target : target + "/")) {
         out.order.push_back(r.test_id);
         break;
       }
@@ -277,6 +277,7 @@ const char* to_string(ReplayStrategy strategy) {
     case ReplayStrategy::fastci_prioritize: return "fastci-prioritize";
     case ReplayStrategy::fastci_shrink: return "fastci-shrink";
     case ReplayStrategy::tests_fetcher: return "tests-fetcher";
+    case ReplayStrategy::pytest_testmon: return "pytest-testmon";
   }
   return "unknown";
 }
@@ -284,7 +285,8 @@ const char* to_string(ReplayStrategy strategy) {
 std::optional<ReplayStrategy> replay_strategy_named(const std::string& name) {
   for (auto s : {ReplayStrategy::run_all, ReplayStrategy::file_level, ReplayStrategy::coverage_only,
                  ReplayStrategy::fastci_select, ReplayStrategy::fastci_prune, ReplayStrategy::fastci_prioritize,
-                 ReplayStrategy::fastci_shrink, ReplayStrategy::tests_fetcher})
+                 ReplayStrategy::fastci_shrink, ReplayStrategy::tests_fetcher,
+                 ReplayStrategy::pytest_testmon})
     if (name == to_string(s)) return s;
   return std::nullopt;
 }
@@ -375,7 +377,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
   std::vector<ReplayReport> reports;
   for (auto s : strategies) {
     bool fastci = s != ReplayStrategy::run_all && s != ReplayStrategy::file_level && s != ReplayStrategy::coverage_only &&
-                  s != ReplayStrategy::tests_fetcher;
+                  s != ReplayStrategy::tests_fetcher && s != ReplayStrategy::pytest_testmon;
     reports.push_back({s, {}, fastci ? options.audit_fraction : 0});
   }
   // Each test's outcomes before the entry being replayed: the evidence store's runs, then every
@@ -447,7 +449,8 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
         case ReplayStrategy::run_all: decision = runs(all_ids(commit), ""); break;
         case ReplayStrategy::file_level: decision = file_level(context, indexer); break;
         case ReplayStrategy::coverage_only: decision = coverage_only(context); break;
-        case ReplayStrategy::tests_fetcher: decision = recorded_selection(commit, to_string(report.strategy)); break;
+        case ReplayStrategy::tests_fetcher:
+        case ReplayStrategy::pytest_testmon: decision = recorded_selection(commit, to_string(report.strategy)); break;
         default: decision = fastci(history, context, report.strategy, options); break;
       }
       if (!decision.ok()) return decision.error();

@@ -59,6 +59,7 @@ enum class ReplayStrategy {
   fastci_prioritize, ///< fastci: selection, pruning and risk order
   fastci_shrink,     ///< fastci: all of the above, and tests run at a smaller size with equal evidence
   tests_fetcher,     ///< DeepSpeed's ci/tests_fetcher.py, as recorded at each commit in the history
+  pytest_testmon,    ///< pytest-testmon run at each commit as its users run it, as recorded in the history
 };
 
 const char* to_string(ReplayStrategy strategy);

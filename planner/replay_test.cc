@@ -128,8 +128,11 @@ TEST(Replay, RecordedSelectionsOfAnotherToolReplayUnderItsName) {
   // What DeepSpeed's ci/tests_fetcher.py would have written: one test file and one folder.
   std::string text = util::read_file(dir / "history.json").value();
   auto at = text.find("\"results\"");
+  // What pytest-testmon ran there: test ids.
   text.insert(at, R"("selections": {"tests-fetcher": {"mode": "selected", "reason": "1 changed file",
-                  "targets": ["tests/unit/test_router.py", "tests/unit/sub"]}}, )");
+                  "targets": ["tests/unit/test_router.py", "tests/unit/sub"]},
+                  "pytest-testmon": {"mode": "selected", "reason": "1 test affected",
+                  "targets": ["tests/unit/test_router.py::TestTopKRouter::test_route_picks_largest[2]"]}}, )");
   std::ofstream(dir / "selected.json") << text;
   auto history = load_history(dir / "selected.json");
   ASSERT_TRUE(history.ok()) << history.error().to_string();
@@ -141,6 +144,11 @@ TEST(Replay, RecordedSelectionsOfAnotherToolReplayUnderItsName) {
   EXPECT_EQ(row.metrics.tests_run, 3u);  // the three router tests
   EXPECT_EQ(row.metrics.failures_caught, 1);
   EXPECT_EQ(replay_strategy_named("tests-fetcher"), ReplayStrategy::tests_fetcher);
+  auto testmon = replay(*history, {ReplayStrategy::pytest_testmon}, options);
+  ASSERT_TRUE(testmon.ok()) << testmon.error().to_string();
+  EXPECT_EQ((*testmon)[0].rows.at(0).metrics.tests_run, 1u);  // a test id selects that test alone
+  EXPECT_EQ((*testmon)[0].rows.at(0).metrics.failures_caught, 1);
+  EXPECT_EQ(replay_strategy_named("pytest-testmon"), ReplayStrategy::pytest_testmon);
 
   // Without a recorded selection the strategy cannot say what the tool would have done.
   auto bare = load_history(dir / "history.json");

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Records what pytest-testmon selects at every entry of a DeepSpeed history, run as its users run it, so
+that `fastci replay --strategy pytest-testmon` replays the real tool beside fastci.
+
+Usage: scripts/record_testmon.py --history DIR/history.json --python VENV/bin/python --shims SHIMS \
+                                 --out OUT [--deadline-minutes M]
+
+DIR/history.json is an unpacked history (scripts/history_pack.py unpack); its repository is cloned
+(shared, sparse) into OUT/repo. --python is an interpreter with the history's test environment and
+pytest-testmon installed (a venv with --system-site-packages over the recording interpreter). The run:
+
+1. the test subset of scripts/record_deepspeed_history.py at the base of the first commit with
+   `--testmon` and an empty database: every test runs and testmon records its fingerprints (the same
+   first run as fastci's start evidence);
+2. then, for each real commit in order: every mutant of that commit against a copy of the database as it
+   was before the commit (`--collect-only`: what testmon would have run; a mutant is planned against its
+   real commit's base, as replay plans it), then the commit itself with `--testmon`, which runs the tests
+   testmon selects and updates the database, as a developer's or CI's next run would.
+
+pytest runs from the repository root with `--rootdir` there and DeepSpeed's tests/pytest.ini, so that
+testmon fingerprints deepspeed/ as well as tests/ (run from tests/, as pytest.ini would put its rootdir,
+testmon would see no change outside tests/). Resumable: OUT/testmon.json (the selections, keyed by the
+recorded commit id, in the form history_pack.py unpack merges into "selections") and the database after
+each commit (OUT/db/) are written after every run. Progress goes to stderr, one line per run.
+"""
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import record_deepspeed_history as rec  # noqa: E402  (one runner of the subset: hangs, restarts, reports)
+
+
+def subset_from_root(tests_subdir):
+    """The recorder's subset with its paths made relative to the repository root."""
+    out = []
+    for w in rec.test_args(argparse.Namespace(tests_file=None)):
+        keep = w.startswith("-") or (out and out[-1] == "-k")
+        out.append(w if keep else tests_subdir + "/" + w)
+    return out
+
+
+def runner_args(a, prebuild=True):
+    """The fields rec.run_subset reads, with the repository root as the tests folder."""
+    return argparse.Namespace(out=a.out, tests_subdir=".", tests_file=a.tests_file,
+                              fastci_scripts=os.path.join(a.out, "tools"), local_size=4,
+                              extensions_dir=a.extensions_dir, test_timeout=90, shims=a.shims, nice=5,
+                              python=a.python, prebuild_ops=rec.DEFAULT_PREBUILD_OPS if prebuild else "",
+                              build_timeout=900, run_timeout=1800)
+
+
+def testmon_args(repo):
+    return ["-c", os.path.join(repo, "tests", "pytest.ini"), "--rootdir", repo, "--testmon"]
+
+
+def collected_ids(report, label, a):
+    events = rec.read_events(report)
+    collected = next((ev["tests"] for ev in events if ev["event"] == "collected"), None)
+    if collected is None:
+        sys.exit("%s: pytest collected nothing (see %s)" % (label, os.path.join(a.out, "runs", label, "output.log")))
+    return [t for t, _ in collected]
+
+
+def testmon_run(a, repo, label, db):
+    """Runs what testmon selects, updating db; returns the selected test ids."""
+    rec.run_subset(runner_args(a), repo, label, plugin_args=testmon_args(repo), env_extra={"TESTMON_DATAFILE": db})
+    return collected_ids(os.path.join(a.out, "runs", label, "report-1.jsonl"), label, a)
+
+
+def testmon_collect(a, repo, label, db):
+    """What testmon would run against db, without running it (no build: collection imports Python only)."""
+    args = runner_args(a, prebuild=False)
+    rundir = os.path.join(a.out, "runs", label)
+    shutil.rmtree(rundir, ignore_errors=True)
+    os.makedirs(rundir)
+    env = rec.base_env(args, repo)
+    env["PYTHONPATH"] = os.pathsep.join([os.path.join(a.out, "tools"), env["PYTHONPATH"]])
+    env["DS_HISTORY_PREFIX"] = ""
+    env["DS_HISTORY_REPORT"] = os.path.join(rundir, "report-1.jsonl")
+    env["TESTMON_DATAFILE"] = db
+    cmd = rec.pytest_cmd(args, testmon_args(repo) + ["--collect-only"] + rec.test_args(args))
+    rec.run_group(cmd, repo, env, 600, os.path.join(rundir, "output.log"))
+    return collected_ids(env["DS_HISTORY_REPORT"], label, a)
+
+
+def testmon_version(python):
+    import subprocess
+    return subprocess.run([python, "-c", "import importlib.metadata as m; print(m.version('pytest-testmon'))"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--history", required=True)
+    ap.add_argument("--python", required=True)
+    ap.add_argument("--shims", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--deadline-minutes", type=float, default=0)
+    a = ap.parse_args()
+    a.out = os.path.abspath(a.out)
+    a.shims = os.path.abspath(a.shims)
+    a.extensions_dir = os.path.join(a.out, "torch-extensions")
+    os.makedirs(os.path.join(a.out, "db"), exist_ok=True)
+    os.makedirs(os.path.join(a.out, "tools"), exist_ok=True)
+    with open(os.path.join(a.out, "tools", "ds_history_report.py"), "w", encoding="utf-8") as fh:
+        fh.write(rec.REPORTER_PLUGIN)
+    a.tests_file = os.path.join(a.out, "tools", "subset.txt")
+    with open(a.tests_file, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(shlex.quote(w) for w in subset_from_root("tests")) + "\n")
+    started = time.time()
+    version = testmon_version(a.python)
+
+    with open(a.history, encoding="utf-8") as fh:
+        history = json.load(fh)
+    source = history["repository"]
+    if not os.path.isabs(source):
+        source = os.path.join(os.path.dirname(os.path.abspath(a.history)), source)
+    repo = os.path.join(a.out, "repo")
+    if not os.path.isdir(repo):
+        rec.git(a.out, "clone", "-q", "--no-checkout", "--shared", source, repo)
+        rec.git(repo, "sparse-checkout", "set", "--no-cone", "/*", "!/blogs/")
+
+    done_path = os.path.join(a.out, "testmon.json")
+    done = {}
+    if os.path.exists(done_path):
+        with open(done_path, encoding="utf-8") as fh:
+            done = json.load(fh)
+
+    def save():
+        tmp = done_path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(done, fh, indent=1, sort_keys=True)
+        os.replace(tmp, done_path)
+
+    def snapshot(sha):
+        return os.path.join(a.out, "db", sha[:12] + ".testmondata")
+
+    live = os.path.join(a.out, "testmondata")
+    entries = history["commits"]
+    real = [e for e in entries if e.get("kind", "commit") != "mutant"]
+    first_base = real[0]["base"]
+    if not os.path.exists(snapshot(first_base)):
+        rec.checkout(repo, first_base)
+        if os.path.exists(live):
+            os.remove(live)
+        t0 = time.time()
+        tests = testmon_run(a, repo, "start-" + first_base[:12], live)
+        shutil.copyfile(live, snapshot(first_base))
+        rec.log("start %s: %d tests ran under testmon in %.0f s" % (first_base[:10], len(tests), time.time() - t0))
+
+    for i, entry in enumerate(real):
+        key = entry.get("recorded_commit", entry["commit"])
+        before = snapshot(entry["base"])
+        mutants = [e for e in entries if e.get("mutant_of") == entry["commit"]]
+        for m in mutants:
+            mkey = m.get("recorded_commit", m["commit"])
+            if mkey in done:
+                continue
+            if a.deadline_minutes and time.time() - started > a.deadline_minutes * 60:
+                rec.log("deadline reached")
+                return
+            rec.checkout(repo, m["commit"])
+            scratch = os.path.join(a.out, "mutant.testmondata")
+            shutil.copyfile(before, scratch)
+            tests = testmon_collect(a, repo, "mutant-" + m["commit"][:12], scratch)
+            os.remove(scratch)
+            done[mkey] = {"mode": "selected", "targets": tests,
+                          "reason": "pytest-testmon %s: %d test(s) affected" % (version, len(tests))}
+            save()
+            rec.log("mutant %s of %s: testmon selects %d" % (m["commit"][:10], entry["commit"][:10], len(tests)))
+        if key in done and os.path.exists(snapshot(entry["commit"])):
+            continue
+        if a.deadline_minutes and time.time() - started > a.deadline_minutes * 60:
+            rec.log("deadline reached")
+            return
+        rec.checkout(repo, entry["commit"])
+        shutil.copyfile(before, live)
+        t0 = time.time()
+        tests = testmon_run(a, repo, "commit-" + entry["commit"][:12], live)
+        shutil.copyfile(live, snapshot(entry["commit"]))
+        done[key] = {"mode": "selected", "targets": tests,
+                     "reason": "pytest-testmon %s: %d test(s) affected" % (version, len(tests))}
+        save()
+        rec.log("commit %d/%d %s: testmon ran %d of the subset in %.0f s" %
+                (i + 1, len(real), entry["commit"][:10], len(tests), time.time() - t0))
+
+
+if __name__ == "__main__":
+    main()
