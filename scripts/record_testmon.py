@@ -19,7 +19,9 @@ pytest-testmon installed (a venv with --system-site-packages over the recording 
 
 pytest runs from the repository root with `--rootdir` there and DeepSpeed's tests/pytest.ini, so that
 testmon fingerprints deepspeed/ as well as tests/ (run from tests/, as pytest.ini would put its rootdir,
-testmon would see no change outside tests/). Resumable: OUT/testmon.json (the selections, keyed by the
+testmon would see no change outside tests/), and with `-m ""`: testmon turns its selection off when a -m
+or -k expression is given, and DeepSpeed's pytest.ini adds one; the tests the expressions left out of
+the history are passed as --deselect instead. Resumable: OUT/testmon.json (the selections, keyed by the
 recorded commit id, in the form history_pack.py unpack merges into "selections") and the database after
 each commit (OUT/db/) are written after every run. Progress goes to stderr, one line per run.
 """
@@ -36,13 +38,31 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import record_deepspeed_history as rec  # noqa: E402  (one runner of the subset: hangs, restarts, reports)
 
 
-def subset_from_root(tests_subdir):
-    """The recorder's subset with its paths made relative to the repository root."""
+def subset_paths(tests_subdir):
+    """The recorder's subset paths, relative to the repository root, without its -k expression:
+    testmon turns its selection off when -k is given, so the tests -k leaves out are deselected by id."""
     out = []
-    for w in rec.test_args(argparse.Namespace(tests_file=None)):
-        keep = w.startswith("-") or (out and out[-1] == "-k")
-        out.append(w if keep else tests_subdir + "/" + w)
+    words = rec.test_args(argparse.Namespace(tests_file=None))
+    for i, w in enumerate(words):
+        if w == "-k" or (i and words[i - 1] == "-k"):
+            continue
+        out.append(w if w.startswith("-") else tests_subdir + "/" + w)
     return out
+
+
+def write_subset(a, repo, recorded):
+    """OUT/tools/subset.txt: the subset's paths and a --deselect for each test they collect at the
+    first base that the history does not hold (those the recorder's -k left out)."""
+    paths = subset_paths("tests")
+    with open(a.tests_file, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(shlex.quote(w) for w in paths) + "\n")
+    collected = testmon_collect(a, repo, "collect-subset", None)
+    extra = [t for t in collected if t not in recorded]
+    with open(a.tests_file, "a", encoding="utf-8") as fh:
+        for t in extra:
+            fh.write("--deselect %s\n" % shlex.quote(t))
+    rec.log("subset: %d paths, %d tests collected, %d deselected (not in the history)" %
+            (len(paths), len(collected), len(extra)))
 
 
 def runner_args(a, prebuild=True):
@@ -55,7 +75,9 @@ def runner_args(a, prebuild=True):
 
 
 def testmon_args(repo):
-    return ["-c", os.path.join(repo, "tests", "pytest.ini"), "--rootdir", repo, "--testmon"]
+    # -m "": DeepSpeed's pytest.ini adds a -m expression, and testmon turns its selection off under
+    # -m (and -k); the tests that expression leaves out are deselected by id instead (write_subset).
+    return ["-c", os.path.join(repo, "tests", "pytest.ini"), "--rootdir", repo, "-m", "", "--testmon"]
 
 
 def collected_ids(report, label, a):
@@ -82,8 +104,12 @@ def testmon_collect(a, repo, label, db):
     env["PYTHONPATH"] = os.pathsep.join([os.path.join(a.out, "tools"), env["PYTHONPATH"]])
     env["DS_HISTORY_PREFIX"] = ""
     env["DS_HISTORY_REPORT"] = os.path.join(rundir, "report-1.jsonl")
-    env["TESTMON_DATAFILE"] = db
-    cmd = rec.pytest_cmd(args, testmon_args(repo) + ["--collect-only"] + rec.test_args(args))
+    plugin = testmon_args(repo)
+    if db is None:  # the plain collection of the subset
+        plugin = plugin[:-1]
+    else:
+        env["TESTMON_DATAFILE"] = db
+    cmd = rec.pytest_cmd(args, plugin + ["--collect-only"] + rec.test_args(args))
     rec.run_group(cmd, repo, env, 600, os.path.join(rundir, "output.log"))
     return collected_ids(env["DS_HISTORY_REPORT"], label, a)
 
@@ -110,8 +136,6 @@ def main():
     with open(os.path.join(a.out, "tools", "ds_history_report.py"), "w", encoding="utf-8") as fh:
         fh.write(rec.REPORTER_PLUGIN)
     a.tests_file = os.path.join(a.out, "tools", "subset.txt")
-    with open(a.tests_file, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(shlex.quote(w) for w in subset_from_root("tests")) + "\n")
     started = time.time()
     version = testmon_version(a.python)
 
@@ -144,6 +168,9 @@ def main():
     entries = history["commits"]
     real = [e for e in entries if e.get("kind", "commit") != "mutant"]
     first_base = real[0]["base"]
+    if not os.path.exists(a.tests_file):
+        rec.checkout(repo, first_base)
+        write_subset(a, repo, {r["id"] for r in real[0]["results"]})
     if not os.path.exists(snapshot(first_base)):
         rec.checkout(repo, first_base)
         if os.path.exists(live):

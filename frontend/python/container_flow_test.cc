@@ -118,5 +118,97 @@ TEST(ContainerFlow, StoresIntoALocalContainerStayLocal) {
   EXPECT_FALSE(module_has_d);
 }
 
+TEST(ContainerFlow, ElementReadsThroughSubscriptsGetPopAndOtherModulesContainers) {
+  std::vector<ModuleRecord> modules;
+  modules.push_back(parse_module("reg.py",
+                                 "def fwd(): pass\n"
+                                 "def bwd(): pass\n"
+                                 "def late(): pass\n"
+                                 "def kw(): pass\n"
+                                 "TABLE = {'f': fwd}\n"
+                                 "OTHER = {'b': bwd}\n"
+                                 "def element_then_call():\n"
+                                 "    x = TABLE['f']\n"
+                                 "    x()\n"
+                                 "def update_by_name():\n"
+                                 "    d = {}\n"
+                                 "    d.update(OTHER)\n"
+                                 "    d['b']()\n"
+                                 "def update_by_keyword():\n"
+                                 "    d = {}\n"
+                                 "    d.update(k=kw)\n"
+                                 "    d['k']()\n"
+                                 "def get_then_call():\n"
+                                 "    g = TABLE.get('f')\n"
+                                 "    g()\n"
+                                 "def set_default():\n"
+                                 "    TABLE.setdefault('z', late)\n"));
+  modules.push_back(parse_module("use.py",
+                                 "import reg\n"
+                                 "def module_element():\n"
+                                 "    reg.OTHER['b']()\n"
+                                 "def built_by_dict():\n"
+                                 "    d = dict(a=reg.fwd)\n"
+                                 "    d['a']()\n"
+                                 "def popped():\n"
+                                 "    reg.OTHER.pop('b')()\n"
+                                 "def module_values():\n"
+                                 "    for v in reg.OTHER.values():\n"
+                                 "        v()\n"
+                                 "class K:\n"
+                                 "    HOOKS = {'a': reg.kw}\n"
+                                 "    def via_class(self):\n"
+                                 "        K.HOOKS['a']()\n"
+                                 "class Registry:\n"
+                                 "    def get(self, name):\n"
+                                 "        return reg.late\n"
+                                 "def repository_get(r: Registry):\n"
+                                 "    r = Registry()\n"
+                                 "    r.get('x')()\n"));
+  auto facts = link_modules(std::move(modules));
+  EXPECT_TRUE(has_edge(facts, "py:reg.element_then_call", "py:reg.fwd", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:reg.update_by_name", "py:reg.bwd", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:reg.update_by_keyword", "py:reg.kw", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:reg.get_then_call", "py:reg.fwd", EdgeKind::call));
+  // setdefault stores into the module's TABLE, which x = TABLE['f'] then reads.
+  EXPECT_TRUE(has_edge(facts, "py:reg.element_then_call", "py:reg.late", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:use.module_element", "py:reg.bwd", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:use.built_by_dict", "py:reg.fwd", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:use.popped", "py:reg.bwd", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:use.module_values", "py:reg.bwd", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:use.K.via_class", "py:reg.kw", EdgeKind::call));
+  // A repository class's own get() still decides what r.get(...) returns.
+  EXPECT_TRUE(has_edge(facts, "py:use.repository_get", "py:reg.late", EdgeKind::call));
+  EXPECT_FALSE(has_edge(facts, "py:use.module_element", "py:reg.fwd", EdgeKind::call));
+}
+
+TEST(ContainerFlow, ContainersHeldByInstanceAttributes) {
+  std::vector<ModuleRecord> modules;
+  modules.push_back(parse_module("m.py",
+                                 "def fwd(): pass\n"
+                                 "def late(): pass\n"
+                                 "def kw(): pass\n"
+                                 "class Hooks:\n"
+                                 "    def __init__(self):\n"
+                                 "        self.table = {'a': fwd}\n"
+                                 "        self.more = []\n"
+                                 "        self.named = {}\n"
+                                 "    def register(self):\n"
+                                 "        self.more.append(late)\n"
+                                 "        self.named['x'] = kw\n"
+                                 "    def fire_table(self):\n"
+                                 "        self.table['a']()\n"
+                                 "    def fire_more(self):\n"
+                                 "        for h in self.more:\n"
+                                 "            h()\n"
+                                 "    def fire_named(self):\n"
+                                 "        self.named['x']()\n"));
+  auto facts = link_modules(std::move(modules));
+  EXPECT_TRUE(has_edge(facts, "py:m.Hooks.fire_table", "py:m.fwd", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:m.Hooks.fire_more", "py:m.late", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:m.Hooks.fire_named", "py:m.kw", EdgeKind::call));
+  EXPECT_FALSE(has_edge(facts, "py:m.Hooks.fire_table", "py:m.kw", EdgeKind::call));
+}
+
 }  // namespace
 }  // namespace fastci::frontend::python

@@ -981,6 +981,13 @@ class ModuleParser {
     return name;
   }
 
+  /// d["k"], table[0], mod.REGISTRY[name]: one element of a container (a slice is a container).
+  bool is_element_read(TSNode value) const {
+    if (!is(value, "subscript")) return false;
+    TSNode index = field(value, "subscript");
+    return !ts_node_is_null(index) && !is(index, "slice");
+  }
+
   NameBinding value_binding(std::string name, TSNode value, int line) const {
     NameBinding binding;
     binding.name = std::move(name);
@@ -995,7 +1002,8 @@ class ModuleParser {
         binding.target = *callee;
         binding.member = argument_texts(field(value, "arguments"), 0);
       }
-    } else if (is(value, "identifier") || is(value, "attribute") || is(value, "lambda")) {
+    } else if (is(value, "identifier") || is(value, "attribute") || is(value, "lambda") || is_element_read(value)) {
+      // x = d["k"]: an alias of what d holds ("d[]"), so x() reaches every element d may hold.
       if (auto target = dotted_text(value)) {
         binding.kind = NameBinding::Kind::alias;
         binding.target = *target;
@@ -1018,6 +1026,10 @@ class ModuleParser {
       if (container && container->find_first_of(".(") == std::string::npos) {
         for (auto& binding : value_bindings(*container, value, line_of(target))) bind(scope, std::move(binding));
         bind_elements(*container + "[]", value, scope, 0);
+      } else if (int owner = instance_owner(field(target, "value"), scope); owner >= 0) {
+        // self.hooks["k"] = f: an element of the container an instance attribute holds.
+        std::string held = std::string(text(field(field(target, "value"), "attribute"))) + "[]";
+        for (auto& binding : value_bindings(held, value, line_of(target))) bind_instance(owner, std::move(binding), scope);
       }
       return;
     }
@@ -1025,13 +1037,14 @@ class ModuleParser {
       TSNode object = field(target, "object");
       TSNode attribute = field(target, "attribute");
       if (ts_node_is_null(object) || ts_node_is_null(attribute) || !is(object, "identifier")) return;
-      int owner = self_class(scope, text(object));
-      if (owner < 0) owner = enclosing_class_named(scope, text(object));
+      int owner = instance_owner(target, scope);
       if (owner < 0) return;
-      for (auto& binding : value_bindings(std::string(text(attribute)), value, line_of(target))) {
-        binding.scope = scope;  // resolved in the method that assigns it
-        record_.scopes[owner].instance_attributes.push_back(std::move(binding));
-      }
+      for (auto& binding : value_bindings(std::string(text(attribute)), value, line_of(target)))
+        bind_instance(owner, std::move(binding), scope);
+      // self.hooks = {"k": f}: what the attribute's container holds, as "hooks[]".
+      std::vector<NameBinding> elements;
+      element_bindings(std::string(text(attribute)) + "[]", value, 0, elements);
+      for (auto& binding : elements) bind_instance(owner, std::move(binding), scope);
       return;
     }
     bool target_is_sequence = is(target, "pattern_list") || is(target, "tuple_pattern") ||
@@ -1095,29 +1108,73 @@ class ModuleParser {
     if (!is(function, "attribute")) return;
     TSNode object = field(function, "object");
     TSNode method = field(function, "attribute");
-    if (ts_node_is_null(object) || ts_node_is_null(method) || !is(object, "identifier")) return;
+    if (ts_node_is_null(object) || ts_node_is_null(method)) return;
+    // reqs.append(f) binds "reqs[]" in the scope; self.hooks.append(f) binds "hooks[]" on the instance.
+    int owner = is(object, "identifier") ? -1 : instance_owner(object, scope);
+    if (!is(object, "identifier") && owner < 0) return;
+    const std::string held =
+        std::string(owner < 0 ? text(object) : text(field(object, "attribute"))) + "[]";
+    auto add = [&](NameBinding binding) {
+      if (owner < 0) bind(scope, std::move(binding));
+      else bind_instance(owner, std::move(binding), scope);
+    };
     std::string_view name = text(method);
     auto values = children(arguments);
     if (name == "update" || name == "extend") {
-      // d.update({"k": f}), xs.extend([f, g]): the literal's elements join the container's.
-      for (TSNode added : values)
-        if (!is(added, "keyword_argument")) bind_elements(std::string(text(object)) + "[]", added, scope, 0);
+      // d.update({"k": f}), xs.extend([f, g]): the literal's elements join the container's;
+      // d.update(other), xs.extend(mod.HANDLERS): what the other container holds; d.update(k=f): f.
+      for (TSNode added : values) {
+        std::vector<NameBinding> elements;
+        if (is(added, "keyword_argument")) {
+          TSNode kept = field(added, "value");
+          if (!ts_node_is_null(kept)) elements.push_back(value_binding(held, kept, line_of(kept)));
+        } else if (is(added, "identifier") || is(added, "attribute")) {
+          if (auto other = dotted_text(added))
+            elements.push_back({held, NameBinding::Kind::alias, *other + "[]", "", -1, line_of(added)});
+        } else {
+          element_bindings(held, added, 0, elements);
+        }
+        for (auto& binding : elements)
+          if (binding.kind != NameBinding::Kind::other) add(std::move(binding));
+      }
       return;
     }
-    std::size_t position = name == "insert" ? 1 : 0;
-    if (name != "append" && name != "add" && name != "appendleft" && name != "insert") return;
+    // d.setdefault("k", f) stores f as insert(i, f) does.
+    std::size_t position = name == "insert" || name == "setdefault" ? 1 : 0;
+    if (name != "append" && name != "add" && name != "appendleft" && name != "insert" && name != "setdefault") return;
     if (values.size() != position + 1) return;
     TSNode element = values[position];
     if (!is(element, "identifier") && !is(element, "attribute") && !is(element, "call") && !is(element, "lambda"))
       return;
-    NameBinding binding = value_binding(std::string(text(object)) + "[]", element, line_of(element));
-    if (binding.kind != NameBinding::Kind::other) bind(scope, std::move(binding));
+    NameBinding binding = value_binding(held, element, line_of(element));
+    if (binding.kind != NameBinding::Kind::other) add(std::move(binding));
   }
 
   /// Elements of a dict, list, tuple or set literal, bound under "name[]" (nested: "name[][]"), so
   /// that name[k]() reaches every function the container holds.
   void bind_elements(const std::string& name, TSNode value, int scope, int depth) {
+    std::vector<NameBinding> elements;
+    element_bindings(name, value, depth, elements);
+    for (auto& binding : elements) bind(scope, std::move(binding));
+  }
+
+  /// The bindings bind_elements makes, collected (for containers held by instance attributes).
+  void element_bindings(const std::string& name, TSNode value, int depth, std::vector<NameBinding>& out) const {
     if (ts_node_is_null(value) || depth > 4) return;
+    if (is(value, "call") && text(field(value, "function")) == "dict") {
+      // dict(k=f, **more) and dict({"k": f}): the keyword values and the literal's elements.
+      for (TSNode argument : children(field(value, "arguments"))) {
+        if (!is(argument, "keyword_argument")) {
+          element_bindings(name, argument, depth, out);
+          continue;
+        }
+        TSNode kept = field(argument, "value");
+        if (ts_node_is_null(kept)) continue;
+        NameBinding binding = value_binding(name, kept, line_of(kept));
+        if (binding.kind != NameBinding::Kind::other) out.push_back(std::move(binding));
+      }
+      return;
+    }
     bool container = is(value, "dictionary") || is(value, "list") || is(value, "tuple") || is(value, "set");
     if (!container) return;
     for (TSNode element : children(value)) {
@@ -1125,11 +1182,26 @@ class ModuleParser {
       if (ts_node_is_null(element)) continue;
       if (is(element, "identifier") || is(element, "attribute") || is(element, "call") || is(element, "lambda")) {
         NameBinding binding = value_binding(name, element, line_of(element));
-        if (binding.kind != NameBinding::Kind::other) bind(scope, std::move(binding));
+        if (binding.kind != NameBinding::Kind::other) out.push_back(std::move(binding));
       } else {
-        bind_elements(name + "[]", element, scope, depth + 1);
+        element_bindings(name + "[]", element, depth + 1, out);
       }
     }
+  }
+
+  /// The class whose instances `self.x` (an attribute node) is read on, or -1.
+  int instance_owner(TSNode attribute, int scope) const {
+    if (!is(attribute, "attribute")) return -1;
+    TSNode object = field(attribute, "object");
+    if (ts_node_is_null(object) || !is(object, "identifier")) return -1;
+    int owner = self_class(scope, text(object));
+    return owner >= 0 ? owner : enclosing_class_named(scope, text(object));
+  }
+
+  /// A binding of an instance attribute, evaluated in the method that makes it.
+  void bind_instance(int owner, NameBinding binding, int scope) {
+    binding.scope = scope;
+    record_.scopes[owner].instance_attributes.push_back(std::move(binding));
   }
 
   /// Names assigned something the linker cannot follow: they shadow outer bindings.

@@ -5,6 +5,14 @@
 #include <cstdlib>
 
 namespace fastci::frontend::python {
+
+/// One component of a dotted text: a name and what follows it ("(a,b)" calls, "[]" subscripts).
+struct Component {
+  std::string name;
+  std::string suffixes;
+  std::vector<std::vector<std::string>> arguments;  ///< per suffix: the call's argument texts
+};
+
 namespace {
 
 /// Resolution deeper than this (long alias chains, mutual returns) gives up: nothing, not a crash.
@@ -14,13 +22,6 @@ struct DepthGuard {
   int& depth;
   explicit DepthGuard(int& d) : depth(d) { ++depth; }
   ~DepthGuard() { --depth; }
-};
-
-/// One component of a dotted text: a name and what follows it ("(a,b)" calls, "[]" subscripts).
-struct Component {
-  std::string name;
-  std::string suffixes;
-  std::vector<std::vector<std::string>> arguments;  ///< per suffix: the call's argument texts
 };
 
 /// The top-level comma-separated parts of `text` (parentheses nest).
@@ -458,6 +459,13 @@ std::vector<Value> Resolver::resolve_uncached(const std::string& text, int globa
       values = head.suffixes[k] == '(' ? call_values(values, head.arguments[k], global_scope) : std::vector<Value>{};
   } else {
     values = lookup(global_scope, head.name);
+    if (head.suffixes.empty() && reads_one_element(components, 1)) {
+      // d.get("k")(), d.pop("k"): what d holds, beside what a repository get/pop method returns.
+      auto held = lookup(global_scope, head.name + "[]");
+      if (held.empty()) held = held_elements(global_scope, head.name);
+      values = element_or_method(values, held, components[1], global_scope);
+      next = 2;
+    }
     // The builtin map (no scope binds the name) returns what its function returns.
     const bool builtin_map = values.empty() && head.name == "map";
     std::string element = head.name;  // d, then d[] (what d holds), d[][] while only subscripts follow
@@ -494,10 +502,25 @@ std::vector<Value> Resolver::resolve_uncached(const std::string& text, int globa
         first_suffix = 1;
       }
     }
+    const std::vector<Value> owners = values;  // what the component's name is read on
     if (first_suffix == 0) values = attribute(values, component.name);
+    if (component.suffixes.empty() && reads_one_element(components, next + 1)) {
+      // mod.TABLE.get("k")(): the elements the module's (or class's) TABLE holds.
+      values = element_or_method(values, attribute(owners, component.name + "[]"), components[next + 1], global_scope);
+      ++next;
+      continue;
+    }
+    // mod.TABLE["k"](), Cls.table[0][1]: the elements bound under "TABLE[]" in the module or class
+    // (an external value gains "[]" the same way).
+    std::string element = first_suffix == 0 ? component.name : "";
     for (std::size_t k = first_suffix; k < component.suffixes.size(); ++k) {
-      if (component.suffixes[k] == '(') values = call_values(values, component.arguments[k], global_scope);
-      else {
+      if (component.suffixes[k] == '(') {
+        values = call_values(values, component.arguments[k], global_scope);
+        element.clear();
+      } else if (!element.empty()) {
+        element += "[]";
+        values = attribute(owners, element);
+      } else {
         std::vector<Value> kept;
         for (auto& v : values)
           if (v.kind == Value::Kind::external) {
@@ -509,6 +532,27 @@ std::vector<Value> Resolver::resolve_uncached(const std::string& text, int globa
     }
   }
   return values;
+}
+
+bool Resolver::reads_one_element(const std::vector<Component>& components, std::size_t at) {
+  if (at >= components.size()) return false;
+  const Component& c = components[at];
+  return !c.suffixes.empty() && c.suffixes[0] == '(' && (c.name == "get" || c.name == "pop" || c.name == "setdefault");
+}
+
+std::vector<Value> Resolver::element_or_method(const std::vector<Value>& container, const std::vector<Value>& held,
+                                               const Component& access, int global_scope) {
+  std::vector<Value> out = call_values(attribute(container, access.name), access.arguments[0], global_scope);
+  for (const auto& v : held) append_unique(out, v);
+  for (std::size_t k = 1; k < access.suffixes.size() && !out.empty(); ++k) {
+    if (access.suffixes[k] == '(') {
+      out = call_values(out, access.arguments[k], global_scope);
+    } else {
+      std::erase_if(out, [](const Value& v) { return v.kind != Value::Kind::external; });
+      for (auto& v : out) v.text += "[]";
+    }
+  }
+  return out;
 }
 
 std::vector<Value> Resolver::attribute(const std::vector<Value>& values, const std::string& name) {
@@ -821,11 +865,8 @@ std::vector<Value> Resolver::parameter_flow(int function_scope, const std::strin
 std::vector<Value> Resolver::element_values(const std::string& iterable, const std::vector<Value>& values,
                                             int global_scope) {
   std::vector<Value> out;
-  if (iterable.find_first_of(".([") == std::string::npos) {
-    auto held = lookup(global_scope, iterable + "[]");  // a literal's elements
-    if (held.empty()) held = held_elements(global_scope, iterable);  // another name's, a returned one's
-    for (const auto& v : held) append_unique(out, v);
-  }
+  if (iterable.find_first_of("([") == std::string::npos)  // xs, mod.HOOKS, Cls.table: what they hold
+    for (const auto& v : resolve(iterable + "[]", global_scope)) append_unique(out, v);
   for (const auto& v : values) {
     if (v.kind == Value::Kind::instance) {
       // for x in obj: x is what obj.__iter__().__next__() returns.

@@ -27,6 +27,9 @@ struct Value {
   int receiver = -1; ///< a method found through a non-exact receiver: that receiver's class
 };
 
+/// One part of a dotted text with what follows it (resolver.cc).
+struct Component;
+
 /// Name resolution over a fixed set of modules. Results are memoized; cycles resolve to nothing.
 class Resolver {
  public:
@@ -98,6 +101,12 @@ class Resolver {
   /// How many leading parameters a call site fills without arguments (1 for a bound receiver), or
   /// -1 when the site does not call the function.
   int argument_offset(int function_scope, const RawReference& site, int caller);
+  /// Whether components[at] is `get(`, `pop(` or `setdefault(`: one element of the container before it.
+  static bool reads_one_element(const std::vector<Component>& components, std::size_t at);
+  /// `d.get(k)` and friends: what a repository method of that name returns on `container`, and the
+  /// elements `held`; then the access's further suffixes applied.
+  std::vector<Value> element_or_method(const std::vector<Value>& container, const std::vector<Value>& held,
+                                       const Component& access, int global_scope);
   /// What `for x in iterable` binds x to, given the iterable's values.
   std::vector<Value> element_values(const std::string& iterable, const std::vector<Value>& values, int global_scope);
   /// What `with manager as y` binds y to: what the manager's `method` (__enter__ or __aenter__)
