@@ -15,16 +15,22 @@ bool contains(const std::array<std::string_view, N>& sorted, std::string_view na
 }  // namespace
 
 bool is_builtin(std::string_view name) {
-  static constexpr std::array<std::string_view, 69> kBuiltins = {
-      "__import__", "abs",       "all",        "any",      "ascii",       "bin",      "bool",       "breakpoint",
-      "bytearray",  "bytes",     "callable",   "chr",      "classmethod", "compile",  "complex",    "delattr",
-      "dict",       "dir",       "divmod",     "enumerate", "eval",       "exec",     "filter",     "float",
-      "format",     "frozenset", "getattr",    "globals",  "hasattr",     "hash",     "help",       "hex",
-      "id",         "input",     "int",        "isinstance", "issubclass", "iter",    "len",        "list",
-      "locals",     "map",       "max",        "memoryview", "min",       "next",     "object",     "oct",
-      "open",       "ord",       "pow",        "print",    "property",    "range",    "repr",       "reversed",
-      "round",      "set",       "setattr",    "slice",    "sorted",      "staticmethod", "str",    "sum",
-      "super",      "tuple",     "type",       "vars",     "zip"};
+  // Functions, and the exception classes code constructs (`raise StopIteration()`). Sorted.
+  static constexpr std::array<std::string_view, 107> kBuiltins = {
+      "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "BufferError", "EOFError",
+      "Exception", "FileExistsError", "FileNotFoundError", "FloatingPointError", "GeneratorExit",
+      "ImportError", "IndexError", "KeyError", "KeyboardInterrupt", "LookupError", "MemoryError",
+      "ModuleNotFoundError", "NameError", "NotImplementedError", "OSError", "OverflowError",
+      "PermissionError", "RecursionError", "ReferenceError", "RuntimeError", "StopAsyncIteration",
+      "StopIteration", "SyntaxError", "SystemError", "SystemExit", "TimeoutError", "TypeError",
+      "UnicodeDecodeError", "UnicodeEncodeError", "UnicodeError", "ValueError", "ZeroDivisionError",
+      "__import__", "abs", "all", "any", "ascii", "bin", "bool", "breakpoint", "bytearray", "bytes",
+      "callable", "chr", "classmethod", "compile", "complex", "delattr", "dict", "dir", "divmod", "enumerate",
+      "eval", "exec", "filter", "float", "format", "frozenset", "getattr", "globals", "hasattr", "hash",
+      "help", "hex", "id", "input", "int", "isinstance", "issubclass", "iter", "len", "list", "locals", "map",
+      "max", "memoryview", "min", "next", "object", "oct", "open", "ord", "pow", "print", "property", "range",
+      "repr", "reversed", "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super",
+      "tuple", "type", "vars", "zip"};
   return contains(kBuiltins, name);
 }
 

@@ -5,7 +5,7 @@
 
 namespace fastci::frontend::python {
 
-/// Whether `name` is a builtin function (when no scope binds it).
+/// Whether `name` is a builtin function or exception class (when no scope binds it).
 bool is_builtin(std::string_view name);
 
 /// Builtins whose result is never a repository object (a file, a string, a number, a range): a

@@ -645,10 +645,11 @@ class ModuleParser {
     if (std::strcmp(type, "import_from_statement") == 0) return import_from(node, scope);
     if (std::strcmp(type, "return_statement") == 0) return return_statement(node, scope);
     if (std::strcmp(type, "raise_statement") == 0) {
-      // `raise Error` constructs the exception: a call of the class.
+      // `raise Error` constructs the exception: a call of the class where the repository defines
+      // it; a builtin's or library's (`raise StopIteration`) runs no repository code, so no placeholder.
       TSNode raised = ts_node_named_child(node, 0);
       if (!ts_node_is_null(raised) && (is(raised, "identifier") || is(raised, "attribute")))
-        if (auto text = dotted_text(raised)) record_.references.push_back({scope, *text, EdgeKind::call, line_of(raised), true, -1, {}});
+        if (auto text = dotted_text(raised)) record_.references.push_back({scope, *text, EdgeKind::call, line_of(raised), false, -1, {}});
       return visit_children(node, scope);
     }
     if (std::strcmp(type, "for_statement") == 0) {
