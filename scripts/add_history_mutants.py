@@ -15,35 +15,61 @@ import argparse
 import json
 import os
 import py_compile
+import shlex
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def git(repo, *args):
     return subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True, check=True).stdout.strip()
 
 
-def run_tests(history_dir, worktree, history, args, report):
-    test_arguments = history["test_command"].split("-rA ", 1)[1]
-    env = dict(os.environ, LOCAL_SIZE=str(args.local_size), TORCH_EXTENSIONS_DIR=args.extensions,
-               DS_UNITTEST_TIMEOUT=str(args.test_timeout), DS_HISTORY_REPORT=report, DS_HISTORY_PREFIX="tests/",
-               # DeepSpeed picks rendezvous ports from 29500 + 1000 x this number: apart from other runs
-               PYTEST_XDIST_WORKER="gw%d" % args.port_slot,
-               PYTHONPATH=os.pathsep.join([os.path.join(history_dir, "tools"), args.shims, ".."]))
-    command = "nice -n 5 %s -m pytest -p no:cacheprovider -p ds_history_report -q %s" % (args.python, test_arguments)
-    subprocess.run(command, shell=True, cwd=os.path.join(worktree, "tests"), env=env, capture_output=True,
-                   timeout=args.run_timeout)
-    results, gpus = [], {}
-    with open(report, encoding="utf-8") as handle:
-        for line in handle:
-            record = json.loads(line)
-            if record["event"] == "collected":
-                gpus = dict(record["tests"])
-            elif record["event"] == "result":
-                results.append({"id": record["id"], "outcome": record["outcome"], "seconds": record["seconds"],
-                                "gpus": gpus.get(record["id"], 1)})
-    return results
+def run_tests(history_dir, worktree, history, args, extensions, label):
+    """The history's test command on the work tree, run as the recorder ran every real commit
+    (record_deepspeed_history.run_subset): its watchdog kills a test with no result DS_UNITTEST_TIMEOUT + 30 s
+    after it started, runs it once more, counts a second hang as failed ("hang") and runs the remaining
+    tests in a fresh pytest; the op builders of --prebuild are built into `extensions` first."""
+    import record_deepspeed_history as recorder
+    test_arguments = shlex.split(history["test_command"].split("-rA ", 1)[1])
+    tests_file = os.path.join(history_dir, "tools", "history-tests.txt")
+    os.makedirs(os.path.dirname(tests_file), exist_ok=True)
+    with open(tests_file, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(shlex.quote(w) for w in test_arguments) + "\n")
+    ns = argparse.Namespace(out=history_dir, tests_subdir="tests", tests_file=tests_file, fastci_scripts=None,
+                            local_size=args.local_size, extensions_dir=extensions, test_timeout=args.test_timeout,
+                            shims=args.shims, nice=5, python=args.python, prebuild_ops=args.prebuild or "",
+                            build_timeout=args.run_timeout, run_timeout=args.run_timeout)
+    # DeepSpeed picks rendezvous ports from 29500 + 1000 x this number: apart from other runs
+    results, info = recorder.run_subset(ns, worktree, label, env_extra={"PYTEST_XDIST_WORKER": "gw%d" % args.port_slot})
+    if not info["prebuild_ok"]:
+        sys.exit("%s: the op builders failed (see %s)" % (label, os.path.join(history_dir, "runs", label, "output.log")))
+    return results, info
+
+
+def commit_one_file(worktree, parent, path, message):
+    """Commits the work tree's copy of one file on top of parent through a temporary index read from
+    parent's tree, so that a sparse work tree over a clone lacking blobs outside the sparse set (a
+    mirror without blogs/ media) commits only that file."""
+    blob = git(worktree, "hash-object", "-w", path)
+    index = os.path.join(os.path.dirname(os.path.abspath(worktree)), "mutant.index")
+    env = dict(os.environ, GIT_INDEX_FILE=index, GIT_AUTHOR_NAME="fastci", GIT_AUTHOR_EMAIL="fastci@example.org",
+               GIT_COMMITTER_NAME="fastci", GIT_COMMITTER_EMAIL="fastci@example.org")
+
+    def plumbing(*args):
+        return subprocess.run(["git", "-C", worktree, *args], env=env, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    try:
+        plumbing("read-tree", parent)
+        plumbing("update-index", "--cacheinfo", "100644,%s,%s" % (blob, path))
+        tree = plumbing("write-tree")
+        return plumbing("commit-tree", tree, "-p", parent, "-m", message)
+    finally:
+        if os.path.exists(index):
+            os.remove(index)
 
 
 def main():
@@ -56,6 +82,10 @@ def main():
     parser.add_argument("--test-timeout", type=int, default=90)
     parser.add_argument("--run-timeout", type=int, default=900)
     parser.add_argument("--port-slot", type=int, default=7)
+    parser.add_argument("--prebuild", metavar="BUILDERS",
+                        help="op builders (e.g. CPUAdamBuilder,ShareMemCommBuilder) JIT-built from the mutant's tree "
+                        "before its tests; a C/C++ mutant's into a fresh folder below --extensions, since torch's JIT "
+                        "cache key covers an extension's sources, not the headers they include")
     parser.add_argument("spec")
     args = parser.parse_args()
     history_dir = os.path.dirname(os.path.abspath(args.history))
@@ -72,7 +102,8 @@ def main():
         commit = next(c for c in real if c["commit"].startswith(spec["commit"]))
         present = [c for c in history["commits"] if c.get("mutant_of") == commit["commit"] and
                    c["mutation"]["file"] == spec["file"] and c["mutation"].get("original") and
-                   spec["original"] in c["mutation"]["original"]]
+                   spec["original"] in c["mutation"]["original"] and
+                   spec["replacement"] in c["mutation"].get("replacement", spec["replacement"])]
         if present:
             continue
         git(worktree, "checkout", "-q", "--force", commit["commit"])
@@ -88,16 +119,15 @@ def main():
             handle.write("\n".join(lines))
         if path.endswith(".py"):
             py_compile.compile(path, doraise=True)
-        git(worktree, "-c", "user.name=fastci", "-c", "user.email=fastci@example.org", "commit", "-qam",
-            "mutant: %s in %s:%d" % (spec["operator"], spec["file"], line))
-        mutant = git(worktree, "rev-parse", "HEAD")
+        mutant = commit_one_file(worktree, commit["commit"], spec["file"],
+                                 "mutant: %s in %s:%d" % (spec["operator"], spec["file"], line))
+        git(worktree, "checkout", "-q", "--force", mutant)
         git(repo, "update-ref", "refs/heads/mutant-extra/" + mutant[:10], mutant)
-        report = os.path.join(history_dir, "runs", "extra-mutant-%s.jsonl" % mutant[:10])
-        os.makedirs(os.path.dirname(report), exist_ok=True)
-        if os.path.exists(report):
-            os.remove(report)
+        extensions = args.extensions
+        if args.prebuild and not path.endswith(".py"):
+            extensions = os.path.join(args.extensions, "mutant-" + mutant[:10])
         start = time.time()
-        results = run_tests(history_dir, worktree, history, args, report)
+        results, info = run_tests(history_dir, worktree, history, args, extensions, "extra-mutant-" + mutant[:10])
         passed_before = {r["id"] for r in commit["results"] if r["outcome"] in ("passed", "skipped")}
         killed = sorted(r["id"] for r in results if r["outcome"] in ("failed", "error") and r["id"] in passed_before)
         entry = {"kind": "mutant", "commit": mutant, "base": commit["base"], "mutant_of": commit["commit"],
@@ -110,8 +140,8 @@ def main():
         with open(args.history + ".tmp", "w", encoding="utf-8") as handle:
             json.dump(history, handle, indent=1)
         os.replace(args.history + ".tmp", args.history)
-        sys.stderr.write("%s %s:%d: killed by %d in %.0f s\n" % (commit["commit"][:10], spec["file"], line,
-                                                                 len(killed), time.time() - start))
+        sys.stderr.write("%s %s:%d: killed by %d in %.0f s (hangs: %s)\n" % (
+            commit["commit"][:10], spec["file"], line, len(killed), time.time() - start, info["hangs"]))
 
 
 if __name__ == "__main__":

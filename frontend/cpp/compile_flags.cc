@@ -189,9 +189,10 @@ std::vector<std::string> build_command_line(const FlagInputs& inputs) {
   } else if (cuda && !inputs.stub_directory.empty()) {
     line.insert(line.end(), {"-include", inputs.stub_directory + "/fastci/cuda_minimal.h"});
   }
+  // -Wno-c++11-narrowing: GCC, which builds torch extensions, only warns about narrowing a
+  // non-constant in braces (at::empty({rows, cols}) with size_t rows); Clang makes it an error.
   line.insert(line.end(), {"-resource-dir", clang_resource_directory(), "-ferror-limit=0", "-w",
-                           "-fno-caret-diagnostics",
-                           "-fsyntax-only"});
+                           "-Wno-c++11-narrowing", "-fno-caret-diagnostics", "-fsyntax-only"});
   line.insert(line.end(), inputs.extra_arguments.begin(), inputs.extra_arguments.end());
   line.push_back(inputs.source.string());
   return line;

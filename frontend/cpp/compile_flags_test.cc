@@ -86,7 +86,8 @@ TEST(BuildCommandLine, CudaSourceGetsHostOnlyCudaFlags) {
   inputs.stub_directory = "/stubs";
   const auto line = build_command_line(inputs);
   for (const char* flag : {"cuda", "--cuda-host-only", "-nocudalib", "--cuda-path=/usr/local/cuda", "-std=c++17",
-                           "-ferror-limit=0", "-fsyntax-only", "-isystem/stubs", "-isystem/usr/local/cuda/include/cccl"})
+                           "-ferror-limit=0", "-Wno-c++11-narrowing", "-fsyntax-only", "-isystem/stubs",
+                           "-isystem/usr/local/cuda/include/cccl"})
     EXPECT_TRUE(contains(line, flag)) << flag;
   EXPECT_TRUE(contains(line, clang_resource_directory()));
   EXPECT_EQ(line.back(), inputs.source.string());

@@ -3,6 +3,10 @@
 #pragma once
 // The real headers pull in much of the standard library; extension code relies on that.
 #include <algorithm>
+#if __has_include(<unistd.h>)
+// c10/util/tempfile.h includes it, so on POSIX every extension sees write(), getuid(), close()...
+#include <unistd.h>
+#endif
 #include <array>
 #include <atomic>
 #include <cassert>
