@@ -19,9 +19,10 @@ pytest-testmon installed (a venv with --system-site-packages over the recording 
 
 pytest runs from the repository root with `--rootdir` there and DeepSpeed's tests/pytest.ini, so that
 testmon fingerprints deepspeed/ as well as tests/ (run from tests/, as pytest.ini would put its rootdir,
-testmon would see no change outside tests/), and with `-m ""`: testmon turns its selection off when a -m
-or -k expression is given, and DeepSpeed's pytest.ini adds one; the tests the expressions left out of
-the history are passed as --deselect instead. Resumable: OUT/testmon.json (the selections, keyed by the
+testmon would see no change outside tests/), and with `--testmon-forceselect`: testmon turns its selection
+off when the command line names tests (the subset does: `file.py::Class`) or gives -k or -m (DeepSpeed's
+pytest.ini adds -m), and that option is its own way to keep selecting. The subset's -k expression is
+replaced by a --deselect of each test it left out of the history, so that the collection is the history's. Resumable: OUT/testmon.json (the selections, keyed by the
 recorded commit id, in the form history_pack.py unpack merges into "selections") and the database after
 each commit (OUT/db/) are written after every run. Progress goes to stderr, one line per run.
 """
@@ -74,10 +75,23 @@ def runner_args(a, prebuild=True):
                               build_timeout=900, run_timeout=1800)
 
 
+def pytest_cmd_with_cache(args, extra):
+    """rec.pytest_cmd with pytest's cache plugin on: testmon reads its --lf option and fails without it
+    (KeyError 'lf'); the cache goes to OUT, not into the work tree."""
+    cmd = rec_pytest_cmd(args, extra)
+    at = cmd.index("no:cacheprovider")
+    return cmd[:at - 1] + ["-o", "cache_dir=" + os.path.join(args.out, "pytest-cache")] + cmd[at + 1:]
+
+
+rec_pytest_cmd = rec.pytest_cmd
+rec.pytest_cmd = pytest_cmd_with_cache  # run_subset builds its commands through it
+
+
 def testmon_args(repo):
-    # -m "": DeepSpeed's pytest.ini adds a -m expression, and testmon turns its selection off under
-    # -m (and -k); the tests that expression leaves out are deselected by id instead (write_subset).
-    return ["-c", os.path.join(repo, "tests", "pytest.ini"), "--rootdir", repo, "-m", "", "--testmon"]
+    # --testmon-forceselect: testmon turns its selection off when the command line names tests
+    # (file.py::Class), a -k or a -m expression (DeepSpeed's pytest.ini adds one); this option is
+    # testmon's own way to select "only tests affected by changes and satisfying pytest selectors".
+    return ["-c", os.path.join(repo, "tests", "pytest.ini"), "--rootdir", repo, "--testmon-forceselect"]
 
 
 def collected_ids(report, label, a):
@@ -182,7 +196,9 @@ def main():
 
     for i, entry in enumerate(real):
         key = entry.get("recorded_commit", entry["commit"])
-        before = snapshot(entry["base"])
+        # The database as the previous recorded commit's run left it (a commit's parent is not always
+        # recorded: the history keeps the commits touching its paths).
+        before = snapshot(real[i - 1]["commit"] if i else first_base)
         mutants = [e for e in entries if e.get("mutant_of") == entry["commit"]]
         for m in mutants:
             mkey = m.get("recorded_commit", m["commit"])
