@@ -321,6 +321,13 @@ TEST(CppFrontend, CompileDatabaseDefinesTheExtensionName) {
       << joined(bindings);
 }
 
+// Megatron-LM's dataset helpers and DeepSpeed's shared-memory op parse only with these in the stubs.
+TEST(CppFrontend, StubsCoverNumpyArraysPosixCallsAndBracedSizes) {
+  const auto unit = parse(kFixtures / "stub_coverage", "dataset_helpers.cpp");
+  EXPECT_EQ(unit.error_count, 0) << (unit.facts.diagnostics.empty() ? "" : unit.facts.diagnostics.front().message);
+  EXPECT_EQ(unit.facts.bindings.size(), 3u) << joined(binding_lines(unit.facts));
+}
+
 TEST(CppFrontend, UnitWithErrorsKeepsItsFactsAndReportsThem) {
   const auto unit = parse(kFixtures / "errors", "broken.cpp");
   EXPECT_FALSE(unit.crashed);

@@ -3,6 +3,8 @@
 #pragma once
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -45,8 +47,59 @@ class dict : public object { public: dict(); size_t size() const; object operato
 class args : public tuple {};
 class kwargs : public dict {};
 class function : public object {};
-class array : public object { public: void* mutable_data(); const void* data() const; size_t size() const; };
-template <typename T, int Flags = 0> class array_t : public array {};
+// numpy arrays as Megatron-LM's dataset helpers and DeepSpeed's bindings use them.
+using ssize_t = std::ptrdiff_t;
+namespace detail {
+/// Shapes and strides: a braced list or any container of integers.
+struct any_container {
+  any_container(std::initializer_list<ssize_t> values);
+  template <typename Container, typename = decltype(std::begin(std::declval<const Container&>()))>
+  any_container(const Container& values);
+};
+template <typename T, ssize_t Dims> class unchecked_reference {
+ public:
+  template <typename... Ix> const T& operator()(Ix... index) const;
+  const T& operator[](ssize_t index) const;
+  ssize_t shape(ssize_t dim) const;
+  ssize_t size() const;
+  ssize_t ndim() const;
+};
+template <typename T, ssize_t Dims> class unchecked_mutable_reference : public unchecked_reference<T, Dims> {
+ public:
+  template <typename... Ix> T& operator()(Ix... index);
+  T& operator[](ssize_t index);
+};
+}  // namespace detail
+using ShapeContainer = detail::any_container;
+using StridesContainer = detail::any_container;
+class array : public object {
+ public:
+  array();
+  template <typename T> array(ShapeContainer shape, StridesContainer strides, const T* ptr, handle base = handle());
+  template <typename T> array(ShapeContainer shape, const T* ptr, handle base = handle());
+  void* mutable_data();
+  const void* data() const;
+  ssize_t size() const;
+  ssize_t ndim() const;
+  ssize_t itemsize() const;
+  ssize_t nbytes() const;
+  ssize_t shape(ssize_t dim) const;
+  const ssize_t* shape() const;
+  ssize_t strides(ssize_t dim) const;
+};
+template <typename T, int Flags = 0> class array_t : public array {
+ public:
+  array_t();
+  explicit array_t(ssize_t count, const T* ptr = nullptr, handle base = handle());
+  array_t(ShapeContainer shape, StridesContainer strides, const T* ptr = nullptr, handle base = handle());
+  array_t(ShapeContainer shape, const T* ptr = nullptr, handle base = handle());
+  const T* data() const;
+  T* mutable_data();
+  template <ssize_t Dims = -1> detail::unchecked_reference<T, Dims> unchecked() const;
+  template <ssize_t Dims = -1> detail::unchecked_mutable_reference<T, Dims> mutable_unchecked();
+  template <typename... Ix> const T& at(Ix... index) const;
+  template <typename... Ix> T& mutable_at(Ix... index);
+};
 class buffer : public object {};
 class buffer_info { public: void* ptr; size_t itemsize; std::string format; size_t ndim; std::vector<size_t> shape; std::vector<size_t> strides; };
 class error_already_set : public std::exception { public: const char* what() const noexcept override; };
