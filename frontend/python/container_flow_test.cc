@@ -202,8 +202,25 @@ TEST(ContainerFlow, ContainersHeldByInstanceAttributes) {
                                  "        for h in self.more:\n"
                                  "            h()\n"
                                  "    def fire_named(self):\n"
-                                 "        self.named['x']()\n"));
+                                 "        self.named['x']()\n"
+                                 "class Work:\n"
+                                 "    def wait(self): pass\n"
+                                 "class Queue:\n"
+                                 "    def __init__(self):\n"
+                                 "        self.pending = [Work()]\n"
+                                 "    def drain(self):\n"
+                                 "        for w in self.pending:\n"
+                                 "            w.wait()\n"
+                                 "    def local(self):\n"
+                                 "        ws = [Work()]\n"
+                                 "        ws[0].wait()\n"));
   auto facts = link_modules(std::move(modules));
+  // An instance attribute's container may hold what other code stored: the resolved element and,
+  // beside it, every method of the name; a local container's stores are all in view.
+  EXPECT_TRUE(has_edge(facts, "py:m.Queue.drain", "py:m.Work.wait", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:m.Queue.drain", "?.wait", EdgeKind::name_match));
+  EXPECT_TRUE(has_edge(facts, "py:m.Queue.local", "py:m.Work.wait", EdgeKind::call));
+  EXPECT_FALSE(has_edge(facts, "py:m.Queue.local", "?.wait", EdgeKind::name_match));
   EXPECT_TRUE(has_edge(facts, "py:m.Hooks.fire_table", "py:m.fwd", EdgeKind::call));
   EXPECT_TRUE(has_edge(facts, "py:m.Hooks.fire_more", "py:m.late", EdgeKind::call));
   EXPECT_TRUE(has_edge(facts, "py:m.Hooks.fire_named", "py:m.kw", EdgeKind::call));

@@ -290,8 +290,52 @@ class Linker {
     // open(p).read(), str(x).split(): a builtin's file, string or number, where no scope rebinds it.
     std::string root = parts[0].substr(0, parts[0].find_first_of("(["));
     if (returns_library_value(root) && parts[0].size() > root.size() && resolver_.resolve(root, g).empty()) return;
-    add(from, "?." + parts.back(), EdgeKind::name_match, reference.line);
-    name_matched_.insert(parts.back());
+    add_name_match(from, parts.back(), reference.line);
+  }
+
+  /// `layer.load_state_dict(sd)` where layer comes out of a container that other code fills (`for
+  /// layer in self.funcs`, `x = REGISTRY[k]`): what the resolver saw stored there need not be all that
+  /// is (stores through other names, from other modules, by code outside the repository), so the
+  /// call keeps its name match beside the resolved targets. A container local to the function, whose
+  /// every store is in view (`reqs.append(h); reqs[-1].wait()`), is trusted.
+  void link_call_on_container_element(const std::string& from, const RawReference& reference, int g) {
+    auto parts = components(reference.text);
+    if (parts.size() < 2 || !plain_name(parts.back())) return;
+    std::string receiver = parts[0];
+    for (std::size_t k = 1; k + 1 < parts.size(); ++k) receiver += "." + parts[k];
+    if (reads_shared_container(receiver, g)) add_name_match(from, parts.back(), reference.line);
+  }
+
+  /// Whether a receiver reads an element of a container that is not a local of the function
+  /// reading it: a subscript of one, or a name bound to such an element or loop item.
+  bool reads_shared_container(const std::string& receiver, int g) const {
+    if (auto at = receiver.find("[]"); at != std::string::npos) return !local_container(receiver.substr(0, at), g);
+    const std::string head = receiver.substr(0, receiver.find_first_of(".(["));
+    for (int scope = g;;) {
+      for (const NameBinding* b : resolver_.bindings_named(scope, head)) {
+        if (b->kind != NameBinding::Kind::alias) continue;
+        if (b->member == "@element") return !local_container(b->target, scope);
+        if (b->target.ends_with("[]")) return !local_container(b->target.substr(0, b->target.find("[]")), scope);
+      }
+      const Scope& s = resolver_.scope(scope);
+      if (s.kind == Scope::Kind::module) return false;
+      scope = resolver_.global(resolver_.module_of(scope), s.parent);
+    }
+  }
+
+  /// A plain name bound in the function `g` itself (not a parameter, global or attribute).
+  bool local_container(const std::string& container, int g) const {
+    if (container.empty() || container.find_first_of(".([") != std::string::npos) return false;
+    if (resolver_.scope(g).kind != Scope::Kind::function) return false;
+    auto bindings = resolver_.bindings_named(g, container);
+    return !bindings.empty() && std::none_of(bindings.begin(), bindings.end(), [](const NameBinding* b) {
+      return b->kind == NameBinding::Kind::parameter;
+    });
+  }
+
+  void add_name_match(const std::string& from, const std::string& name, int line) {
+    add(from, "?." + name, EdgeKind::name_match, line);
+    name_matched_.insert(name);
   }
 
   /// "?.x" placeholders (unresolved reads and calls of `.x`) depend on every class attribute and
@@ -471,6 +515,8 @@ class Linker {
     if (targets.empty()) {
       targets.emplace_back("?" + reference.text, EdgeKind::call);
       link_unresolved_call(from, reference, g);
+    } else if (reference.kind == EdgeKind::call) {
+      link_call_on_container_element(from, reference, g);
     }
     link_called_arguments(values, reference, g, targets);
     for (const auto& [to, kind] : targets) {
