@@ -1,5 +1,6 @@
 #include "frontend/cpp/compile_flags.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <string_view>
@@ -139,8 +140,10 @@ util::Result<CompileDatabase> read_compile_database(const fs::path& file) {
 
 std::vector<fs::path> guessed_include_directories(const fs::path& repository, const fs::path& source) {
   std::vector<fs::path> directories{source.parent_path()};
+  std::vector<fs::path> ancestors;
   std::error_code error;
   for (fs::path folder = source.parent_path();; folder = folder.parent_path()) {
+    ancestors.push_back(folder);
     for (const char* name : {"include", "includes"}) {
       const fs::path candidate = folder / name;
       if (fs::is_directory(candidate, error)) directories.push_back(candidate);
@@ -148,6 +151,24 @@ std::vector<fs::path> guessed_include_directories(const fs::path& repository, co
     if (folder == repository || !folder.has_relative_path() || folder == folder.parent_path()) break;
     const auto relative = folder.lexically_relative(repository);
     if (relative.empty() || *relative.begin() == "..") break;
+  }
+  // Then the include folders of the ancestors' other children, nearest first: op builders add
+  // siblings' headers (DeepSpeed's ragged ops under inference/v2/ragged read
+  // inference/v2/kernels/includes). After the direct ones, so a nearer header of the same name wins.
+  for (const fs::path& folder : ancestors) {
+    if (folder == repository) break;  // the root's children are whole subprojects
+    std::vector<fs::path> children;
+    for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error))
+      if (it->is_directory(error) && std::find(ancestors.begin(), ancestors.end(), it->path()) == ancestors.end())
+        children.push_back(it->path());
+    std::sort(children.begin(), children.end());
+    for (const fs::path& child : children)
+      for (const char* name : {"include", "includes"}) {
+        const fs::path candidate = child / name;
+        if (fs::is_directory(candidate, error) &&
+            std::find(directories.begin(), directories.end(), candidate) == directories.end())
+          directories.push_back(candidate);
+      }
   }
   return directories;
 }

@@ -1,6 +1,7 @@
 #include "frontend/cpp/compile_flags.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -70,6 +71,20 @@ TEST(ReadCompileDatabase, RejectsMalformedInputWithFileName) {
   EXPECT_EQ(database.error().file, bad.string());
   EXPECT_NE(database.error().message.find("entry 1"), std::string::npos);
   EXPECT_FALSE(read_compile_database(kFixtures / "does-not-exist.json").ok());
+}
+
+// DeepSpeed's ragged ops: inference/v2/ragged/csrc/ragged_ops.cpp includes ds_kernel_utils.h from
+// inference/v2/kernels/includes, which its op builder adds.
+TEST(GuessedIncludeDirectories, ThenIncludeFoldersOfTheAncestorsOtherChildren) {
+  const fs::path repository = fs::temp_directory_path() / ("fastci-include-guess-" + std::to_string(::getpid()));
+  const fs::path v2 = repository / "deepspeed" / "inference" / "v2";
+  for (const fs::path& folder : {v2 / "ragged" / "csrc", v2 / "ragged" / "includes", v2 / "kernels" / "includes",
+                                 v2 / "kernels" / "core_ops", repository / "csrc" / "includes"})
+    fs::create_directories(folder);
+  const auto directories = guessed_include_directories(repository, v2 / "ragged" / "csrc" / "ragged_ops.cpp");
+  EXPECT_EQ(directories, (std::vector<fs::path>{v2 / "ragged" / "csrc", v2 / "ragged" / "includes",
+                                                v2 / "kernels" / "includes"}));
+  fs::remove_all(repository);
 }
 
 TEST(GuessedIncludeDirectories, FindsIncludeFoldersOfAncestors) {
