@@ -144,6 +144,11 @@ util::Result<Decision> file_level(const CommitContext& context, const Indexer& i
   return out;
 }
 
+/// Strategies whose choices another tool made, recorded into the history beside its results.
+bool is_recorded(ReplayStrategy strategy) {
+  return strategy == ReplayStrategy::tests_fetcher || strategy == ReplayStrategy::pytest_testmon;
+}
+
 /// What another tool chose at this commit, run by the history's recorder: its targets are test ids,
 /// test files or folders; a recorded test runs when it is one of them or its file is or lies below one.
 util::Result<Decision> recorded_selection(const RecordedCommit& commit, const std::string& name) {
@@ -377,7 +382,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
   std::vector<ReplayReport> reports;
   for (auto s : strategies) {
     bool fastci = s != ReplayStrategy::run_all && s != ReplayStrategy::file_level && s != ReplayStrategy::coverage_only &&
-                  s != ReplayStrategy::tests_fetcher && s != ReplayStrategy::pytest_testmon;
+                  !is_recorded(s);
     reports.push_back({s, {}, fastci ? options.audit_fraction : 0});
   }
   // Each test's outcomes before the entry being replayed: the evidence store's runs, then every

@@ -300,7 +300,10 @@ def prebuild(args, repo, env, log_path):
 
 
 def pytest_cmd(args, extra):
-    return ["nice", "-n", str(args.nice), args.python, "-m", "pytest", "-p", "no:cacheprovider", "-p",
+    # pytest's cache stays off unless the caller names a folder for it (pytest-testmon needs the plugin)
+    cache = getattr(args, "cache_dir", None)
+    cache_args = ["-o", "cache_dir=" + cache] if cache else ["-p", "no:cacheprovider"]
+    return ["nice", "-n", str(args.nice), args.python, "-m", "pytest"] + cache_args + ["-p",
             "ds_history_report", "-rA", "-q"] + extra
 
 

@@ -32,6 +32,7 @@ import json
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 import time
 
@@ -40,8 +41,9 @@ import record_deepspeed_history as rec  # noqa: E402  (one runner of the subset:
 
 
 def subset_paths(tests_subdir):
-    """The recorder's subset paths, relative to the repository root, without its -k expression:
-    testmon turns its selection off when -k is given, so the tests -k leaves out are deselected by id."""
+    """The recorder's subset paths, relative to the repository root, without its -k expression: the
+    tests it leaves out are deselected by id instead (write_subset), so the collection is the history's
+    whatever testmon makes of -k."""
     out = []
     words = rec.test_args(argparse.Namespace(tests_file=None))
     for i, w in enumerate(words):
@@ -72,26 +74,18 @@ def runner_args(a, prebuild=True):
                               fastci_scripts=os.path.join(a.out, "tools"), local_size=4,
                               extensions_dir=a.extensions_dir, test_timeout=90, shims=a.shims, nice=5,
                               python=a.python, prebuild_ops=rec.DEFAULT_PREBUILD_OPS if prebuild else "",
-                              build_timeout=900, run_timeout=1800)
+                              build_timeout=900, run_timeout=1800,
+                              # testmon reads pytest's --lf option and fails without the cache plugin
+                              # (KeyError 'lf'): its cache goes to OUT, not into the work tree
+                              cache_dir=os.path.join(a.out, "pytest-cache"))
 
 
-def pytest_cmd_with_cache(args, extra):
-    """rec.pytest_cmd with pytest's cache plugin on: testmon reads its --lf option and fails without it
-    (KeyError 'lf'); the cache goes to OUT, not into the work tree."""
-    cmd = rec_pytest_cmd(args, extra)
-    at = cmd.index("no:cacheprovider")
-    return cmd[:at - 1] + ["-o", "cache_dir=" + os.path.join(args.out, "pytest-cache")] + cmd[at + 1:]
-
-
-rec_pytest_cmd = rec.pytest_cmd
-rec.pytest_cmd = pytest_cmd_with_cache  # run_subset builds its commands through it
-
-
-def testmon_args(repo):
+def testmon_args(repo, testmon=True):
     # --testmon-forceselect: testmon turns its selection off when the command line names tests
     # (file.py::Class), a -k or a -m expression (DeepSpeed's pytest.ini adds one); this option is
     # testmon's own way to select "only tests affected by changes and satisfying pytest selectors".
-    return ["-c", os.path.join(repo, "tests", "pytest.ini"), "--rootdir", repo, "--testmon-forceselect"]
+    return ["-c", os.path.join(repo, "tests", "pytest.ini"), "--rootdir", repo] + (["--testmon-forceselect"]
+                                                                                  if testmon else [])
 
 
 def collected_ids(report, label, a):
@@ -118,18 +112,14 @@ def testmon_collect(a, repo, label, db):
     env["PYTHONPATH"] = os.pathsep.join([os.path.join(a.out, "tools"), env["PYTHONPATH"]])
     env["DS_HISTORY_PREFIX"] = ""
     env["DS_HISTORY_REPORT"] = os.path.join(rundir, "report-1.jsonl")
-    plugin = testmon_args(repo)
-    if db is None:  # the plain collection of the subset
-        plugin = plugin[:-1]
-    else:
+    if db is not None:  # else the plain collection of the subset
         env["TESTMON_DATAFILE"] = db
-    cmd = rec.pytest_cmd(args, plugin + ["--collect-only"] + rec.test_args(args))
+    cmd = rec.pytest_cmd(args, testmon_args(repo, db is not None) + ["--collect-only"] + rec.test_args(args))
     rec.run_group(cmd, repo, env, 600, os.path.join(rundir, "output.log"))
     return collected_ids(env["DS_HISTORY_REPORT"], label, a)
 
 
 def testmon_version(python):
-    import subprocess
     return subprocess.run([python, "-c", "import importlib.metadata as m; print(m.version('pytest-testmon'))"],
                           check=True, capture_output=True, text=True).stdout.strip()
 

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "frontend/python/builtins.h"
 #include "frontend/python/pytest_discovery.h"
@@ -281,16 +283,25 @@ class Linker {
   /// result) may call any method of that name: a `name-match` edge to the "?.name" placeholder,
   /// which selection follows last and evidence rules out first. A receiver the resolver does know
   /// (a repository class, a module, an external library value) is trusted: its answer stands.
-  void link_unresolved_call(const std::string& from, const RawReference& reference, int g) {
-    auto parts = components(reference.text);
-    if (parts.size() < 2 || !plain_name(parts.back())) return;
+  /// `a.b.m(...)`: the receiver text "a.b" and the method name "m", when the call has that shape.
+  static std::optional<std::pair<std::string, std::string>> method_call(const std::string& text) {
+    auto parts = components(text);
+    if (parts.size() < 2 || !plain_name(parts.back())) return std::nullopt;
     std::string receiver = parts[0];
     for (std::size_t k = 1; k + 1 < parts.size(); ++k) receiver += "." + parts[k];
+    return std::pair{std::move(receiver), parts.back()};
+  }
+
+  void link_unresolved_call(const std::string& from, const RawReference& reference, int g) {
+    auto call = method_call(reference.text);
+    if (!call) return;
+    const auto& [receiver, name] = *call;
     if (!resolver_.resolve(receiver, g).empty()) return;
+    auto parts = components(reference.text);
     // open(p).read(), str(x).split(): a builtin's file, string or number, where no scope rebinds it.
     std::string root = parts[0].substr(0, parts[0].find_first_of("(["));
     if (returns_library_value(root) && parts[0].size() > root.size() && resolver_.resolve(root, g).empty()) return;
-    add_name_match(from, parts.back(), reference.line);
+    add_name_match(from, name, reference.line);
   }
 
   /// `layer.load_state_dict(sd)` where layer comes out of a container that other code fills (`for
@@ -299,11 +310,8 @@ class Linker {
   /// call keeps its name match beside the resolved targets. A container local to the function, whose
   /// every store is in view (`reqs.append(h); reqs[-1].wait()`), is trusted.
   void link_call_on_container_element(const std::string& from, const RawReference& reference, int g) {
-    auto parts = components(reference.text);
-    if (parts.size() < 2 || !plain_name(parts.back())) return;
-    std::string receiver = parts[0];
-    for (std::size_t k = 1; k + 1 < parts.size(); ++k) receiver += "." + parts[k];
-    if (reads_shared_container(receiver, g)) add_name_match(from, parts.back(), reference.line);
+    if (auto call = method_call(reference.text); call && reads_shared_container(call->first, g))
+      add_name_match(from, call->second, reference.line);
   }
 
   /// Whether a receiver reads an element of a container that is not a local of the function

@@ -1124,20 +1124,9 @@ class ModuleParser {
     if (name == "update" || name == "extend") {
       // d.update({"k": f}), xs.extend([f, g]): the literal's elements join the container's;
       // d.update(other), xs.extend(mod.HANDLERS): what the other container holds; d.update(k=f): f.
-      for (TSNode added : values) {
-        std::vector<NameBinding> elements;
-        if (is(added, "keyword_argument")) {
-          TSNode kept = field(added, "value");
-          if (!ts_node_is_null(kept)) elements.push_back(value_binding(held, kept, line_of(kept)));
-        } else if (is(added, "identifier") || is(added, "attribute")) {
-          if (auto other = dotted_text(added))
-            elements.push_back({held, NameBinding::Kind::alias, *other + "[]", "", -1, line_of(added)});
-        } else {
-          element_bindings(held, added, 0, elements);
-        }
-        for (auto& binding : elements)
-          if (binding.kind != NameBinding::Kind::other) add(std::move(binding));
-      }
+      std::vector<NameBinding> elements;
+      argument_elements(held, arguments, 0, elements);
+      for (auto& binding : elements) add(std::move(binding));
       return;
     }
     // d.setdefault("k", f) stores f as insert(i, f) does.
@@ -1162,20 +1151,8 @@ class ModuleParser {
   /// The bindings bind_elements makes, collected (for containers held by instance attributes).
   void element_bindings(const std::string& name, TSNode value, int depth, std::vector<NameBinding>& out) const {
     if (ts_node_is_null(value) || depth > 4) return;
-    if (is(value, "call") && text(field(value, "function")) == "dict") {
-      // dict(k=f, **more) and dict({"k": f}): the keyword values and the literal's elements.
-      for (TSNode argument : children(field(value, "arguments"))) {
-        if (!is(argument, "keyword_argument")) {
-          element_bindings(name, argument, depth, out);
-          continue;
-        }
-        TSNode kept = field(argument, "value");
-        if (ts_node_is_null(kept)) continue;
-        NameBinding binding = value_binding(name, kept, line_of(kept));
-        if (binding.kind != NameBinding::Kind::other) out.push_back(std::move(binding));
-      }
-      return;
-    }
+    if (is(value, "call") && text(field(value, "function")) == "dict")
+      return argument_elements(name, field(value, "arguments"), depth, out);
     bool container = is(value, "dictionary") || is(value, "list") || is(value, "tuple") || is(value, "set");
     if (!container) return;
     for (TSNode element : children(value)) {
@@ -1186,6 +1163,24 @@ class ModuleParser {
         if (binding.kind != NameBinding::Kind::other) out.push_back(std::move(binding));
       } else {
         element_bindings(name + "[]", element, depth + 1, out);
+      }
+    }
+  }
+
+  /// What the arguments of `dict(...)`, `d.update(...)` or `xs.extend(...)` put in the container: a
+  /// keyword's value (`k=f`), another container's elements (`other`, `mod.HANDLERS`), a literal's.
+  void argument_elements(const std::string& name, TSNode arguments, int depth, std::vector<NameBinding>& out) const {
+    for (TSNode argument : children(arguments)) {
+      if (is(argument, "keyword_argument")) {
+        TSNode kept = field(argument, "value");
+        if (ts_node_is_null(kept)) continue;
+        NameBinding binding = value_binding(name, kept, line_of(kept));
+        if (binding.kind != NameBinding::Kind::other) out.push_back(std::move(binding));
+      } else if (is(argument, "identifier") || is(argument, "attribute")) {
+        if (auto other = dotted_text(argument))
+          out.push_back({name, NameBinding::Kind::alias, *other + "[]", "", -1, line_of(argument)});
+      } else {
+        element_bindings(name, argument, depth, out);
       }
     }
   }

@@ -90,9 +90,8 @@ int main(int argc, char** argv) {
     if (!external_roots.count(head_of(text))) return "";
     if (text.find_first_of("([") == std::string::npos) return text;
     // "ext.Cls().fun", a method on an instance of an imported class: PyCG names it "ext.Cls.fun".
-    std::size_t call = text.find("().");
-    if (call != std::string::npos && text.find_first_of("([", call + 3) == std::string::npos &&
-        text.find_first_of("([") == call && text.find('.', call + 3) == std::string::npos)
+    std::size_t call = text.find_first_of("([");
+    if (text.compare(call, 3, "().") == 0 && text.find_first_of(".([", call + 3) == std::string::npos)
       return text.substr(0, call) + text.substr(call + 2);
     return "";
   };

@@ -461,9 +461,7 @@ std::vector<Value> Resolver::resolve_uncached(const std::string& text, int globa
     values = lookup(global_scope, head.name);
     if (head.suffixes.empty() && reads_one_element(components, 1)) {
       // d.get("k")(), d.pop("k"): what d holds, beside what a repository get/pop method returns.
-      auto held = lookup(global_scope, head.name + "[]");
-      if (held.empty()) held = held_elements(global_scope, head.name);
-      values = element_or_method(values, held, components[1], global_scope);
+      values = element_or_method(values, resolve(head.name + "[]", global_scope), components[1], global_scope);
       next = 2;
     }
     // The builtin map (no scope binds the name) returns what its function returns.
