@@ -328,6 +328,22 @@ TEST(CppFrontend, StubsCoverNumpyArraysPosixCallsAndBracedSizes) {
   EXPECT_EQ(unit.facts.bindings.size(), 3u) << joined(binding_lines(unit.facts));
 }
 
+TEST(CppFrontend, StubsCoverTheDeprecatedTensorTypeAndDeviceOfByArgumentDependentLookup) {
+  // DeepSpeed's fused_lamb (p.type().scalarType()) and multi_tensor_apply.cuh (device_of(t)) erred here.
+  const auto unit = parse(kFixtures / "stub_coverage", "tensor_type_and_guard.cu");
+  EXPECT_EQ(unit.error_count, 0) << (unit.facts.diagnostics.empty() ? "" : unit.facts.diagnostics.front().message);
+}
+
+TEST(CppFrontend, IntegralTemplateArgumentsAreSpelledAsTheDemanglerSpellsThem) {
+  // Launch records name kernels by their mangled or demangled names; llvm-cxxfilt-19 prints this
+  // instantiation (compiled by clang++-19 --cuda-device-only) exactly as the id below has it.
+  const auto unit = parse(kFixtures / "template_arguments", "kernels.cu");
+  EXPECT_TRUE(symbol_lines(unit.facts).contains(
+      "kernel cuda:tagged_kernel<4u, 5l, 6ul, 7ll, 8ull, (char)65, (short)9, (unsigned char)10, true, -3, (Mode)1, "
+      "(signed char)-2, (unsigned short)11>() kernels.cu:4-6"))
+      << joined(symbol_lines(unit.facts));
+}
+
 TEST(CppFrontend, UnitWithErrorsKeepsItsFactsAndReportsThem) {
   const auto unit = parse(kFixtures / "errors", "broken.cpp");
   EXPECT_FALSE(unit.crashed);

@@ -288,6 +288,30 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     return type.getLocalUnqualifiedType().getAsString(policy_);
   }
 
+  /// An integral template argument as the Itanium demangler spells it ("4u", "(quantize::Type)0",
+  /// "(char)65"), which is how launch records (Kineto, the interposer) name instantiations; Clang would
+  /// print "4", "quantize::Type::Symmetric" and "'A'".
+  std::string demangler_integral(const TemplateArgument& argument) {
+    QualType type = argument.getIntegralType();
+    const llvm::APSInt& value = argument.getAsIntegral();
+    if (type->isBooleanType()) return value.getBoolValue() ? "true" : "false";
+    llvm::SmallString<24> digits_buffer;
+    value.toString(digits_buffer, 10);
+    std::string digits(digits_buffer);
+    if (const auto* builtin = type->getAs<BuiltinType>()) {
+      switch (builtin->getKind()) {
+        case BuiltinType::Int: return digits;
+        case BuiltinType::UInt: return digits + "u";
+        case BuiltinType::Long: return digits + "l";
+        case BuiltinType::ULong: return digits + "ul";
+        case BuiltinType::LongLong: return digits + "ll";
+        case BuiltinType::ULongLong: return digits + "ull";
+        default: break;
+      }
+    }
+    return "(" + type_text(type) + ")" + digits;
+  }
+
   void append_template_argument(const TemplateArgument& argument, std::vector<std::string>& out) {
     if (argument.getKind() == TemplateArgument::Pack) {
       for (const TemplateArgument& element : argument.pack_elements()) append_template_argument(element, out);
@@ -299,6 +323,10 @@ class FactVisitor : public RecursiveASTVisitor<FactVisitor> {
     }
     std::string text;
     llvm::raw_string_ostream stream(text);
+    if (argument.getKind() == TemplateArgument::Integral) {
+      out.push_back(demangler_integral(argument));
+      return;
+    }
     argument.print(policy_, stream, /*IncludeType=*/false);
     out.push_back(stream.str());
   }

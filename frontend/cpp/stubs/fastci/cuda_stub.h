@@ -52,8 +52,9 @@ struct CUDAStreamGuard { explicit CUDAStreamGuard(CUDAStream stream); };
 struct OptionalCUDAStreamGuard { explicit OptionalCUDAStreamGuard(CUDAStream stream); };
 void c10_cuda_check_implementation(int error, const char* file, const char* function, int line, bool assertion);
 }  // namespace c10::cuda
-namespace c10 {
-std::optional<Device> device_of(const at::Tensor& t);
+// In namespace at as in ATen/DeviceGuard.h: extensions call it unqualified and find it by ADL.
+namespace at {
+std::optional<Device> device_of(const Tensor& t);
 }
 
 namespace at::cuda {

@@ -249,6 +249,13 @@ using c10::ScalarType;
 using c10::IntArrayRef;
 
 class Tensor;
+/// What the deprecated `Tensor::type()` returns; older extensions read its scalar type.
+struct DeprecatedTypeProperties {
+  ScalarType scalarType() const;
+  bool is_cuda() const;
+  bool is_sparse() const;
+  Device device() const;
+};
 class TensorOptions {
  public:
   TensorOptions();
@@ -337,6 +344,7 @@ class Tensor {
   TensorOptions options() const;
   TypeMeta dtype() const;
   ScalarType scalar_type() const;
+  DeprecatedTypeProperties& type() const;
   Layout layout() const;
   void* data_ptr() const;
   template <typename T> T* data_ptr() const;
