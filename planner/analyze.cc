@@ -10,6 +10,7 @@
 #include "planner/evidence_select.h"
 #include "planner/failure_class.h"
 #include "planner/include_changes.h"
+#include "planner/kernel_evidence.h"
 #include "planner/shrink.h"
 #include "planner/unread_headers.h"
 #include "util/state_dir.h"
@@ -370,8 +371,9 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
         if (auto text = (*repo)->read_file(*base, path); text.ok()) it->second = std::move(*text);
       return it->second ? &*it->second : nullptr;
     };
+    auto kernels = [&](const std::string& id) { return kernels_calling(head_index->graph, id); };
     auto refined =
-        refine_with_evidence(plan.selection, plan.changes, base_symbol, base_source, *store.value(), lines);
+        refine_with_evidence(plan.selection, plan.changes, base_symbol, base_source, *store.value(), lines, kernels);
     plan.selection = std::move(refined.selection);
     evidence = std::move(refined.evidence);
     plan.notes = std::move(refined.notes);

@@ -66,6 +66,7 @@ fs::path extension_repo() {
                "csrc/include/shapes.h") +
         branch("kernel_body", "s/output\\[i\\] = twice(input\\[i\\]) \\* factor;/output[i] = twice(input[i]) * factor * 1.0f;/",
                "csrc/kernels.cu") +
+        branch("device_body", "s/  return value + value;/  return value * 2;/", "csrc/kernels.cu") +
         branch("inactive_macro", "s/^#define FIXTURE_HALF_FACTOR 0.5$/#define FIXTURE_HALF_FACTOR 0.25/", "csrc/ops.cpp") +
         git + "checkout -q base";
     EXPECT_EQ(sh(script + " >/dev/null"), 0);
@@ -392,6 +393,38 @@ TEST_F(AnalyzeNative, AChangedKernelSelectsExactlyTheTestsWhoseRunsLaunchedIt) {
   for (const auto& s : cpu_plan->selection.selected)
     EXPECT_NE(s.reasons[0].text.find("launched no kernel: it ran without a GPU"), std::string::npos)
         << s.reasons[0].text;
+}
+
+TEST_F(AnalyzeNative, AChangedDeviceFunctionSelectsTheTestsWhoseRunsLaunchedAKernelCallingIt) {
+  // fixture::twice is __device__ code that only scale_kernel calls: no native coverage can show it ran,
+  // the launches of the kernels calling it can.
+  auto statically = analyze(options_for("device_body"));
+  ASSERT_TRUE(statically.ok()) << statically.error().to_string();
+  const std::set<std::string> reaching{"tests/test_ops.py::test_scale[0.5]", "tests/test_ops.py::test_scale[2.0]",
+                                       "tests/test_ops.py::test_scale_op", "tests/test_ops.py::test_scale_by_int"};
+  ASSERT_EQ(selected_ids(*statically), reaching);
+  auto options = options_for("device_body");
+  options.evidence_store = store_with_launches("gpu-device", {{"tests/test_ops.py::test_scale[0.5]", {kScaleFloat}},
+                                                              {"tests/test_ops.py::test_scale[2.0]", {kScaleFloat, kAtenFill}},
+                                                              {"tests/test_ops.py::test_scale_op", {kAtenFill}},
+                                                              {"tests/test_ops.py::test_scale_by_int", {kScaleDouble}},
+                                                              {"tests/test_ops.py::test_area", {}}});
+  auto plan = analyze(options);
+  ASSERT_TRUE(plan.ok()) << plan.error().to_string();
+  EXPECT_EQ(selected_ids(*plan), (std::set<std::string>{"tests/test_ops.py::test_scale[0.5]",
+                                                        "tests/test_ops.py::test_scale[2.0]",
+                                                        "tests/test_ops.py::test_scale_by_int"}));
+  for (const auto& s : plan->selection.selected) {
+    ASSERT_FALSE(s.reasons.empty());
+    EXPECT_EQ(s.reasons[0].kind, SelectionReason::Kind::evidence) << s.test.id;
+    EXPECT_NE(s.reasons[0].text.find("launched kernel fixture::scale_kernel<"), std::string::npos) << s.reasons[0].text;
+    EXPECT_NE(s.reasons[0].text.find("which calls changed device function fixture::twice<"), std::string::npos)
+        << s.reasons[0].text;
+  }
+  bool skipped_by_launches = false;
+  for (const auto& s : plan->selection.skipped)
+    if (s.test.id == "tests/test_ops.py::test_scale_op") skipped_by_launches = s.reason.starts_with("evidence: run ");
+  EXPECT_TRUE(skipped_by_launches);
 }
 
 TEST_F(AnalyzeNative, KernelEvidenceRecordedOnAnH200ConfirmsTheTestsThatLaunchedTheChangedKernel) {

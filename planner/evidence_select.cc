@@ -85,7 +85,10 @@ struct CheckedSymbol {
   frontend::Symbol base;  ///< the symbol at base (lines, file)
   Lines body;             ///< the lines that run only when it is called, at base
   std::string function;   ///< evidence function name (a kernel's reduced name)
-  std::optional<evidence::KernelName> kernel;  ///< set for a C++/CUDA kernel: launches are its evidence
+  /// Launches of these are its evidence: a changed kernel itself, or the kernels through which alone a
+  /// changed `__device__` function runs (kernels_calling); empty for host code.
+  std::vector<evidence::KernelName> kernels;
+  bool device_function = false;  ///< a `__device__` function whose evidence is its kernels' launches
   bool native = false;  ///< a C/C++/CUDA function: only runs with native coverage may rule it out
   /// (head test id, run id) -> that run's commit, for every run that executed its body.
   std::map<std::pair<std::string, std::int64_t>, std::string> executed;
@@ -146,6 +149,18 @@ bool run_launched(const std::vector<evidence::StoredKernel>& launches, std::int6
   return std::any_of(launches.begin(), launches.end(), [&](const evidence::StoredKernel& k) { return k.run_id == run; });
 }
 
+/// "executed changed f", "launched changed kernel k", "launched kernel k, which calls changed device
+/// function f".
+std::string confirmation_text(const CheckedSymbol& c) {
+  std::string change = to_string(c.change->change);
+  if (c.kernels.empty()) return "executed " + change + " " + c.change->qualified_name;
+  if (!c.device_function) return "launched " + change + " kernel " + c.kernels.front().qualified;
+  std::string names;
+  for (std::size_t i = 0; i < c.kernels.size() && i < 3; ++i) names += (i ? " or " : "") + c.kernels[i].qualified;
+  if (c.kernels.size() > 3) names += " or " + std::to_string(c.kernels.size() - 3) + " more";
+  return "launched kernel " + names + ", which calls " + change + " device function " + c.change->qualified_name;
+}
+
 /// The evidence reason for a changed symbol that runs of the test executed, naming the deciding run
 /// when it is one of them, else the newest; it keeps the witness of the static path it confirms, so
 /// that `explain` still shows how the test reaches the symbol.
@@ -158,11 +173,7 @@ SelectionReason confirmation(const CheckedSymbol& c, const std::string& test, co
     }
     where = "run " + std::to_string(it->first.second) + " at " + it->second.substr(0, 12);
   }
-  SelectionReason r{SelectionReason::Kind::evidence,
-                    std::string(c.kernel ? "launched " : "executed ") + to_string(c.change->change) + " " +
-                        (c.kernel ? "kernel " + c.kernel->qualified : c.change->qualified_name) + " in " +
-                        where,
-                    c.change->id, {}};
+  SelectionReason r{SelectionReason::Kind::evidence, confirmation_text(c) + " in " + where, c.change->id, {}};
   for (const auto& s : selected.reasons)
     if (is_graph_path(s.kind) && s.changed_symbol == c.change->id && !s.witness.empty()) {
       r.witness = s.witness;
@@ -188,7 +199,8 @@ std::string evidence_function_name(const frontend::Symbol& symbol) {
 
 EvidenceSelection refine_with_evidence(const Selection& static_selection, const ChangeSet& changes,
                                        const BaseSymbolLookup& base_symbol, const BaseSourceLookup& base_source,
-                                       evidence::Store& store, LineMapper& lines) {
+                                       evidence::Store& store, LineMapper& lines,
+                                       const KernelCallersLookup& kernels_calling) {
   EvidenceSelection out;
   TestIdMap ids(static_selection);
   std::set<std::string> commits;
@@ -205,16 +217,26 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
   for (const auto& s : changes.symbols) {
     bool kernel = is_native_kernel(s.kind, s.language);
     bool native = native_checkable(s);
+    std::vector<frontend::Symbol> callers;
+    if (native && kernels_calling) callers = kernels_calling(s.id);
     if (!checkable(s) && !kernel && !native) continue;
     const frontend::Symbol* base = base_symbol(s.change == SymbolChange::renamed ? s.renamed_from : s.id);
     if (!base) continue;
-    CheckedSymbol c{&s, *base, body_lines(*base, base_source), evidence_function_name(*base), {}, native, {}, true};
-    if (kernel) {
-      c.kernel = evidence::kernel_symbol_name(base->qualified_name);
-      c.function = c.kernel->qualified;
-      if (auto launches = launches_of(store, *c.kernel); launches.ok())
-        for (const auto& l : *launches)
-          if (auto id = ids.head_id(l.test_id); !id.empty()) c.executed[{id, l.run_id}] = l.commit;
+    CheckedSymbol c{&s, *base, body_lines(*base, base_source), evidence_function_name(*base), {}, false, native, {}, true};
+    if (kernel) c.kernels.push_back(evidence::kernel_symbol_name(base->qualified_name));
+    if (!callers.empty()) {
+      // Device code: native coverage never sees it; the launches of its kernels do.
+      c.device_function = true;
+      c.native = false;
+      for (const auto& k : callers) c.kernels.push_back(evidence::kernel_symbol_name(k.qualified_name));
+    }
+    if (!c.kernels.empty()) {
+      kernel = true;
+      c.function = c.kernels.front().qualified;
+      for (const auto& name : c.kernels)
+        if (auto launches = launches_of(store, name); launches.ok())
+          for (const auto& l : *launches)
+            if (auto id = ids.head_id(l.test_id); !id.empty()) c.executed[{id, l.run_id}] = l.commit;
     }
     for (const auto& commit : commits) {
       auto mapped = lines.to_evidence_commit(base->file, c.body, commit);
@@ -247,7 +269,7 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
   // 3. Per test, its deciding run (the latest complete, passing run at full size) rules static paths
   // out symbol by symbol; any run that executed a changed symbol confirms it.
   std::size_t undecided = 0;
-  bool any_kernel_symbol = std::any_of(checked.begin(), checked.end(), [](const CheckedSymbol& c) { return c.kernel.has_value(); });
+  bool any_kernel_symbol = std::any_of(checked.begin(), checked.end(), [](const CheckedSymbol& c) { return !c.kernels.empty(); });
   std::map<std::string, std::string> evidence_ids;  // head id -> the id the evidence names it by
   std::map<std::string, std::vector<evidence::HistoryEntry>> histories;  // read once, for steps 3 and 4
   std::map<std::string, std::vector<evidence::StoredKernel>> launches;   // read once, with kernel symbols only
@@ -288,7 +310,7 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
         continue;
       }
       if (!summary.has_evidence) continue;
-      if (c.kernel && !launched_kernels) no_gpu.insert(c.change->id);
+      if (!c.kernels.empty() && !launched_kernels) no_gpu.insert(c.change->id);
       else if (c.native && !summary.native_coverage) no_native.insert(c.change->id);
       else if (lines.to_evidence_commit(c.base.file, c.body, summary.run_commit)) ruled_out.insert(c.change->id);
       else stale.insert(c.change->id);  // its lines changed since the deciding run: static reasons stand
@@ -326,14 +348,16 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
   for (const auto& c : checked) {
     std::map<std::string, std::set<std::string>> keys;
     std::map<std::string, std::pair<std::set<std::string>, std::uint64_t>> recorded;  // raw keys, calls
-    if (c.kernel) {
+    if (!c.kernels.empty()) {
       for (const auto& [executed, commit] : c.executed)
         if (auto it = out.evidence.find(executed.first); it != out.evidence.end() && it->second.run_id == executed.second)
           for (const auto& l : launches_of_test(executed.first))
-            if (l.run_id == executed.second && launches_symbol(*c.kernel, l.launch.name))
+            if (l.run_id == executed.second &&
+                std::any_of(c.kernels.begin(), c.kernels.end(),
+                            [&](const evidence::KernelName& k) { return launches_symbol(k, l.launch.name); }))
               keys[executed.first].insert(launch_context_key(l.launch));
     }
-    auto contexts = c.kernel ? util::Result<std::vector<evidence::StoredContext>>(std::vector<evidence::StoredContext>{})
+    auto contexts = !c.kernels.empty() ? util::Result<std::vector<evidence::StoredContext>>(std::vector<evidence::StoredContext>{})
                              : store.contexts_for_function(c.function);
     if (contexts.ok())
       for (const auto& ctx : *contexts)

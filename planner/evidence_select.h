@@ -47,10 +47,15 @@ using BaseSymbolLookup = std::function<const frontend::Symbol*(const std::string
 /// A changed file's source at base (null when unreadable), to find where definitions' headers end.
 using BaseSourceLookup = std::function<const std::string*(const std::string& path)>;
 
+/// The kernels through which alone a changed `__device__` function runs (kernel_evidence.h), empty
+/// where host code reaches it.
+using KernelCallersLookup = std::function<std::vector<frontend::Symbol>(const std::string& symbol_id)>;
+
 /// Refines a static selection with evidence from `store`.
 EvidenceSelection refine_with_evidence(const Selection& static_selection, const ChangeSet& changes,
                                        const BaseSymbolLookup& base_symbol, const BaseSourceLookup& base_source,
-                                       evidence::Store& store, LineMapper& lines);
+                                       evidence::Store& store, LineMapper& lines,
+                                       const KernelCallersLookup& kernels_calling = {});
 
 /// "path.py::Qualified.name" as the evidence collectors name a Python function.
 std::string evidence_function_name(const frontend::Symbol& symbol);

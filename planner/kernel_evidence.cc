@@ -1,6 +1,7 @@
 #include "planner/kernel_evidence.h"
 
 #include <cmath>
+#include <set>
 
 namespace fastci::planner {
 namespace {
@@ -34,6 +35,33 @@ bool launches_symbol(const evidence::KernelName& symbol, std::string_view launch
   auto launched = evidence::parse_kernel_name(launched_name);
   if (symbol.qualified.find('<') != std::string::npos) return launched.qualified == symbol.qualified;
   return launched.base == symbol.base;
+}
+
+std::vector<frontend::Symbol> kernels_calling(const callgraph::CallGraph& graph, std::string_view device_function) {
+  auto start = graph.find(device_function);
+  if (!start || !graph.vertex(*start).symbol.id.starts_with("cuda:")) return {};
+  std::vector<frontend::Symbol> kernels;
+  std::set<callgraph::VertexId> seen{*start};
+  std::vector<callgraph::VertexId> work{*start};
+  while (!work.empty()) {
+    auto at = work.back();
+    work.pop_back();
+    for (const auto& edge : graph.dependents(at)) {
+      if (!seen.insert(edge.from).second) continue;
+      const frontend::Symbol& caller = graph.vertex(edge.from).symbol;
+      bool by_call = edge.kind == frontend::EdgeKind::call || edge.kind == frontend::EdgeKind::virtual_call;
+      if (by_call && is_native_kernel(caller.kind, caller.language)) {
+        kernels.push_back(caller);
+        continue;
+      }
+      // Device code calling it keeps the walk on the device; anything else runs it from the host.
+      bool device_caller = caller.id.starts_with("cuda:") &&
+                           (caller.kind == frontend::SymbolKind::function || caller.kind == frontend::SymbolKind::method);
+      if (!by_call || !device_caller) return {};
+      work.push_back(edge.from);
+    }
+  }
+  return kernels;
 }
 
 util::Result<std::vector<evidence::StoredKernel>> launches_of(evidence::Store& store,

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "callgraph/graph.h"
 #include "evidence/kernel_name.h"
 #include "evidence/store/store.h"
 #include "frontend/facts.h"
@@ -18,6 +19,11 @@ bool is_native_kernel(frontend::SymbolKind kind, frontend::Language language);
 /// Whether a launched kernel's name is this kernel symbol: the same instantiation where the symbol
 /// names one ("k<float, 4>"), any instantiation of a template or a plain kernel otherwise.
 bool launches_symbol(const evidence::KernelName& symbol, std::string_view launched_name);
+
+/// The kernels through which alone a `__device__` function runs: every caller, transitively through
+/// other device functions, is a kernel. Empty where host code calls it (a `__host__ __device__`
+/// helper, a function pointer taken on the host) or nothing does: launches cannot speak for it then.
+std::vector<frontend::Symbol> kernels_calling(const callgraph::CallGraph& graph, std::string_view device_function);
 
 /// Every recorded launch of the kernel, newest run first.
 util::Result<std::vector<evidence::StoredKernel>> launches_of(evidence::Store& store,

@@ -52,6 +52,47 @@ TEST(KernelEvidence, AnInstantiationMatchesItselfATemplateEveryInstantiation) {
   EXPECT_FALSE(is_native_kernel(frontend::SymbolKind::function, frontend::Language::cuda));
 }
 
+frontend::Symbol symbol(const std::string& id, frontend::SymbolKind kind) {
+  frontend::Symbol s;
+  s.id = id;
+  s.kind = kind;
+  s.language = id.starts_with("cuda:") ? frontend::Language::cuda : frontend::Language::cpp;
+  s.qualified_name = id.substr(id.find(':') + 1);
+  s.file = "k.cu";
+  return s;
+}
+
+TEST(KernelEvidence, ADeviceFunctionRunsThroughTheKernelsCallingItUnlessHostCodeDoes) {
+  using frontend::EdgeKind;
+  using frontend::SymbolKind;
+  frontend::RepositoryFacts facts;
+  frontend::FileFacts file;
+  file.path = "k.cu";
+  file.symbols = {symbol("cuda:k1(float *)", SymbolKind::kernel), symbol("cuda:k2(float *)", SymbolKind::kernel),
+                  symbol("cuda:inner(float)", SymbolKind::function), symbol("cuda:outer(float)", SymbolKind::function),
+                  symbol("cuda:both(float)", SymbolKind::function), symbol("cpp:host(float)", SymbolKind::function),
+                  symbol("cuda:unused(float)", SymbolKind::function)};
+  auto edge = [](const char* from, const char* to, EdgeKind kind) { return frontend::Edge{from, to, kind, "k.cu", 1}; };
+  file.edges = {edge("cuda:k1(float *)", "cuda:outer(float)", EdgeKind::call),
+                edge("cuda:k2(float *)", "cuda:outer(float)", EdgeKind::call),
+                edge("cuda:outer(float)", "cuda:inner(float)", EdgeKind::call),
+                edge("cuda:k2(float *)", "cuda:both(float)", EdgeKind::call),
+                edge("cpp:host(float)", "cuda:both(float)", EdgeKind::call)};
+  facts.files.push_back(file);
+  auto graph = callgraph::CallGraph::build(facts);
+  auto ids = [&](const std::string& id) {
+    std::set<std::string> out;
+    for (const auto& k : kernels_calling(graph, id)) out.insert(k.id);
+    return out;
+  };
+  EXPECT_EQ(ids("cuda:inner(float)"), (std::set<std::string>{"cuda:k1(float *)", "cuda:k2(float *)"}));
+  EXPECT_EQ(ids("cuda:outer(float)"), (std::set<std::string>{"cuda:k1(float *)", "cuda:k2(float *)"}));
+  EXPECT_TRUE(ids("cuda:both(float)").empty());    // the host calls it too: launches cannot speak for it
+  EXPECT_TRUE(ids("cuda:unused(float)").empty());  // nothing calls it
+  EXPECT_TRUE(ids("cpp:host(float)").empty());     // host code: native coverage's business
+  EXPECT_TRUE(ids("cuda:missing()").empty());
+}
+
 TEST(KernelEvidence, LaunchContextsClassGridAndSharedMemoryButKeepBlockAndTemplateArguments) {
   evidence::KernelLaunch a{"k", "100,1,1", "256,1,1", 0, {"float", "4"}, 1, 0};
   auto a_bit_bigger = a;
