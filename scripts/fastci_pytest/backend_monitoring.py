@@ -84,7 +84,16 @@ class MonitoringBackend:
                 self._finish(test, info, stack.pop(), exit_arc=False)
             sys.monitoring.set_local_events(self.call_tool, code, 0)
         self.active.clear()
+        self._attach_arcs(test)
         return test
+
+    def _attach_arcs(self, test):
+        """One set of arcs per function and test, the union over its sampled calls, as the tracer has it."""
+        by_name = {info.name: info for info in list(self.infos.values()) if info is not None and info.name is not None}
+        arcs = {}
+        for (function, _, _, call_arcs) in test.contexts:
+            arcs.setdefault(function, set()).update(call_arcs)
+        test.attach_arcs(lambda function: by_name[function].own_arcs(arcs[function]))
 
     def _classify(self, code):
         file = self.scope.relative_file(code.co_filename)

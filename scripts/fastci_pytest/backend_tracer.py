@@ -118,19 +118,18 @@ class TracerBackend:
         self._attach_arcs(test)
 
     def _attach_arcs(self, test):
-        """Give each context the arcs its test took inside the function's line span."""
-        spans = {}
-        for info in self.infos.values():
-            if info is not None and info.name is not None:
-                spans[info.name] = (info.file, info.first, info.last)
-        contexts = {}
-        for (function, callers, arguments, _), count in test.contexts.items():
-            file, first, last = spans[function]
-            inside = tuple(sorted(arc for arc in test.arcs.get(file, ())
-                                  if first <= abs(arc[0]) <= last and first <= abs(arc[1]) <= last))
-            key = (function, callers, arguments, inside)
-            contexts[key] = contexts.get(key, 0) + count
-        test.contexts = contexts
+        """Give each context the arcs its test took in the function's own code (coverage.py: the test's)."""
+        by_name = {info.name: info for info in list(self.infos.values()) if info is not None and info.name is not None}
+        arcs = {}
+
+        def arcs_of(function):
+            if function not in arcs:
+                info = by_name[function]
+                arcs[function] = info.own_arcs(arc for arc in test.arcs.get(info.file, ())
+                                               if info.first <= abs(arc[0]) <= info.last
+                                               and info.first <= abs(arc[1]) <= info.last)
+            return arcs[function]
+        test.attach_arcs(arcs_of)
 
     def _profile(self, frame, event, arg):
         if event != "call":

@@ -15,7 +15,7 @@ def is_function(code):
 class CodeInfo:
     """What is known of one repository code object."""
 
-    __slots__ = ("code", "file", "name", "first", "last", "argument_names", "is_config_init")
+    __slots__ = ("code", "file", "name", "first", "last", "argument_names", "is_config_init", "_own_lines")
 
     def __init__(self, code, file):
         self.code = code
@@ -25,6 +25,21 @@ class CodeInfo:
         self.last = scope.last_line(code)
         self.argument_names = abstraction.argument_names(code)
         self.is_config_init = False
+        self._own_lines = None
+
+    def own_arcs(self, arcs):
+        """The arcs of `arcs` taken by this code object itself, the same whichever backend saw them.
+
+        coverage.py reports the arcs of nested code (a generator expression's entry, loop and exit on its
+        line) among the function's lines; sys.monitoring, traced on the function's own code object, does
+        not. And a jump back onto the same line (a comprehension's loop, inlined since Python 3.12) is an
+        arc for sys.settrace, which coverage.py uses, but no LINE event for sys.monitoring. Kept: arcs
+        between two different lines of the function's own code, and its entry and exit (-first).
+        """
+        if self._own_lines is None:
+            self._own_lines = scope.code_lines(self.code) | {-self.first}
+        own = self._own_lines
+        return tuple(sorted(arc for arc in arcs if arc[0] != arc[1] and arc[0] in own and arc[1] in own))
 
     def resolve_name(self, frame):
         if self.name is None:
@@ -46,6 +61,17 @@ class TestData:
         self.knobs = {}
         self.samples = {}    # code -> number of calls whose context was recorded
         self.distinct = {}   # code -> number of distinct contexts
+
+    def attach_arcs(self, arcs_of):
+        """Give every context of a function the arcs `arcs_of(function)` the test took in its own code.
+
+        One set per function and test, not per call: coverage.py, the backend below Python 3.12, has no
+        per-call arcs, and the two backends must give the same key for the same execution."""
+        contexts = {}
+        for (function, callers, arguments, _), count in self.contexts.items():
+            key = (function, callers, arguments, arcs_of(function))
+            contexts[key] = contexts.get(key, 0) + count
+        self.contexts = contexts
 
     def add_context(self, info, callers, arguments, arcs):
         key = (info.name, callers, arguments, arcs)

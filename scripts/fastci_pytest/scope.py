@@ -62,8 +62,13 @@ def qualified_name(code, frame=None):
     return code.co_name
 
 
+def code_lines(code):
+    """Source lines holding instructions of a code object itself (not of the code nested in it)."""
+    if hasattr(code, "co_lines"):
+        return {line for _, _, line in code.co_lines() if line is not None}
+    return {line for _, line in __import__("dis").findlinestarts(code)}
+
+
 def last_line(code):
     """Last source line of a code object (its body's extent, used to cut arcs per function)."""
-    lines = [line for _, _, line in code.co_lines() if line is not None] if hasattr(code, "co_lines") \
-        else [line for _, line in __import__("dis").findlinestarts(code)]
-    return max(lines, default=code.co_firstlineno)
+    return max(code_lines(code), default=code.co_firstlineno)

@@ -82,19 +82,36 @@ def test_backend_records_contexts(tmp_path, version, python, backend):
 
 
 def context_keys(records):
-    """(test, function, callers, arguments) of every context record: the part of the key both backends
-    record alike. Arcs are not: the tracer attaches the arcs coverage.py saw for the whole test inside
-    the function's lines (nested generator expressions included), sys.monitoring the arcs of each sampled
-    call of the function's own code object (docs/plugin.md)."""
-    return {(r["test"], r["function"], tuple(r["callers"]), r["arguments"]) for r in records if r["type"] == "context"}
+    """(test, function, callers, arguments, arcs) of every context record: the pruning key. Both backends
+    attach the arcs the test took in the function's own code (docs/plugin.md)."""
+    return {(r["test"], r["function"], tuple(r["callers"]), r["arguments"], tuple(map(tuple, r["arcs"])))
+            for r in records if r["type"] == "context"}
 
 
 BOTH = [(version, path) for version, path in interpreters() if tuple(map(int, version.split("."))) >= (3, 12)]
 
 
+def with_coverage(python, folder):
+    """`python`, or a virtual environment over it with coverage.py from PyPI where it has none: the
+    tracer backend's arcs come from coverage.py, and a key without them would compare nothing."""
+    if subprocess.run([python, "-c", "import coverage"], capture_output=True).returncode == 0:
+        return python
+    venv = os.path.join(str(folder), "venv")
+    made = subprocess.run([python, "-m", "venv", venv], capture_output=True, text=True, timeout=300)
+    inside = os.path.join(venv, "bin", "python")
+    if made.returncode == 0:
+        made = subprocess.run([inside, "-m", "pip", "install", "-q", "coverage"], capture_output=True, text=True,
+                              timeout=600)
+    if made.returncode != 0:
+        pytest.skip("coverage.py is not installed for %s and could not be: %s" % (python, made.stderr[-300:]))
+    return inside
+
+
 @pytest.mark.parametrize("version,python", BOTH, ids=[v for v, _ in BOTH])
-def test_both_backends_give_the_same_callers_and_arguments(tmp_path, version, python):
-    # Pruning compares contexts recorded by whichever backend a CI job's Python used.
+def test_both_backends_give_the_same_context_keys(tmp_path, version, python):
+    # Pruning compares contexts recorded by whichever backend a CI job's Python used: callers, arguments
+    # and the arcs the test took in the function's own code must be the same.
+    python = with_coverage(python, tmp_path)
     env = dict(os.environ, PYTHONPATH=python_path(FIXTURE), PYTHONDONTWRITEBYTECODE="1")
     env.pop("FASTCI_WORKER_CONFIG", None)
     keys = {}
@@ -106,4 +123,5 @@ def test_both_backends_give_the_same_callers_and_arguments(tmp_path, version, py
         assert result.returncode == 0, result.stderr
         keys[backend] = context_keys(read_file(result.stdout.strip()))
     assert keys["tracer"], "no contexts recorded"
+    assert all(arcs for *_, arcs in keys["tracer"]), "contexts without arcs: coverage.py did not measure"
     assert keys["tracer"] == keys["monitoring"], (keys["tracer"] ^ keys["monitoring"])
