@@ -96,6 +96,7 @@ def with_coverage(python, folder):
     tracer backend's arcs come from coverage.py, and a key without them would compare nothing."""
     if subprocess.run([python, "-c", "import coverage"], capture_output=True).returncode == 0:
         return python
+    os.makedirs(str(folder), exist_ok=True)
     venv = os.path.join(str(folder), "venv")
     made = subprocess.run([python, "-m", "venv", venv], capture_output=True, text=True, timeout=300)
     inside = os.path.join(venv, "bin", "python")
@@ -125,3 +126,30 @@ def test_both_backends_give_the_same_context_keys(tmp_path, version, python):
     assert keys["tracer"], "no contexts recorded"
     assert all(arcs for *_, arcs in keys["tracer"]), "contexts without arcs: coverage.py did not measure"
     assert keys["tracer"] == keys["monitoring"], (keys["tracer"] ^ keys["monitoring"])
+
+
+def driver_keys(python, backend, folder):
+    env = dict(os.environ, PYTHONPATH=python_path(FIXTURE), PYTHONDONTWRITEBYTECODE="1")
+    env.pop("FASTCI_WORKER_CONFIG", None)
+    folder.mkdir()
+    result = subprocess.run([python, os.path.join(SCRIPTS, "tests", "backend_driver.py"), str(folder), FIXTURE,
+                             backend], capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return context_keys(read_file(result.stdout.strip()))
+
+
+OLDER = [(version, path) for version, path in interpreters() if tuple(map(int, version.split("."))) < (3, 12)]
+
+
+@pytest.mark.parametrize("version,python", BOTH, ids=[v for v, _ in BOTH])
+def test_a_job_on_an_older_python_and_one_on_3_12_give_the_same_context_keys(tmp_path, version, python):
+    # A store fed by CI jobs on two Pythons: the tracer below 3.12, sys.monitoring from 3.12 on. Their
+    # bytecode differs too (comprehensions inlined since 3.12): the keys must not.
+    if not OLDER:
+        pytest.skip("no Python below 3.12 here")
+    older_version, older = OLDER[-1]
+    older = with_coverage(older, tmp_path / "older")
+    tracer = driver_keys(older, "tracer", tmp_path / "tracer")
+    monitoring = driver_keys(python, "monitoring", tmp_path / "monitoring")
+    assert tracer and all(arcs for *_, arcs in tracer), "contexts without arcs: coverage.py did not measure"
+    assert tracer == monitoring, (older_version, tracer ^ monitoring)
