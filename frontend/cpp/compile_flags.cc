@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -138,7 +139,108 @@ util::Result<CompileDatabase> read_compile_database(const fs::path& file) {
   return database;
 }
 
-std::vector<fs::path> guessed_include_directories(const fs::path& repository, const fs::path& source) {
+namespace {
+
+bool is_header_name(const fs::path& path) {
+  static const std::set<std::string> kinds{".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".tpp", ".inc"};
+  return kinds.count(path.extension().string()) > 0;
+}
+
+/// The names a file's `#include` lines give, with whether they are quoted.
+std::vector<std::pair<std::string, bool>> includes_of(const fs::path& file) {
+  std::vector<std::pair<std::string, bool>> out;
+  std::ifstream stream(file);
+  std::string line;
+  while (std::getline(stream, line)) {
+    std::size_t at = line.find_first_not_of(" \t");
+    if (at == std::string::npos || line[at] != '#') continue;
+    at = line.find_first_not_of(" \t", at + 1);
+    if (at == std::string::npos || line.compare(at, 7, "include") != 0) continue;
+    at = line.find_first_of("<\"", at + 7);
+    if (at == std::string::npos) continue;
+    const char close = line[at] == '<' ? '>' : '"';
+    const std::size_t end = line.find(close, at + 1);
+    if (end != std::string::npos && end > at + 1) out.emplace_back(line.substr(at + 1, end - at - 1), close == '"');
+  }
+  return out;
+}
+
+std::size_t common_prefix(const fs::path& a, const fs::path& b) {
+  std::size_t n = 0;
+  for (auto i = a.begin(), j = b.begin(); i != a.end() && j != b.end() && *i == *j; ++i, ++j) ++n;
+  return n;
+}
+
+/// Adds the folders of repository headers that includes name and `directories` miss, following
+/// repository headers transitively (bounded: a guess must not cost more than the parse).
+void add_folders_of_named_headers(const fs::path& repository, const fs::path& source, const HeaderIndex& headers,
+                                  std::vector<fs::path>& directories) {
+  constexpr std::size_t kMaxFiles = 512;
+  std::error_code error;
+  std::vector<fs::path> pending{source};
+  std::set<fs::path> seen{source};
+  while (!pending.empty() && seen.size() < kMaxFiles) {
+    const fs::path file = pending.back();
+    pending.pop_back();
+    for (const auto& [name, quoted] : includes_of(file)) {
+      std::optional<fs::path> found;
+      if (quoted && fs::is_regular_file(file.parent_path() / name, error)) found = file.parent_path() / name;
+      for (const fs::path& directory : directories)
+        if (!found && fs::is_regular_file(directory / name, error)) found = directory / name;
+      if (!found) {
+        // The nearest header of that path; two equally near ones are a guess not worth making.
+        std::optional<fs::path> best;
+        std::size_t best_score = 0;
+        bool tie = false;
+        for (const fs::path& candidate : headers.matching(name)) {
+          std::size_t score = common_prefix(candidate, source);
+          if (!best || score > best_score) best = candidate, best_score = score, tie = false;
+          else if (score == best_score) tie = true;
+        }
+        if (!best || tie) continue;
+        fs::path folder = *best;
+        const fs::path named(name);
+        for (auto part = named.begin(); part != named.end(); ++part) folder = folder.parent_path();
+        directories.push_back(folder);
+        found = best;
+      }
+      const fs::path normal = found->lexically_normal();
+      const auto relative = normal.lexically_relative(repository);
+      if (relative.empty() || *relative.begin() == "..") continue;  // a system or stub header
+      if (seen.insert(normal).second) pending.push_back(normal);
+    }
+  }
+}
+
+}  // namespace
+
+HeaderIndex HeaderIndex::scan(const fs::path& repository) {
+  HeaderIndex index;
+  std::error_code error;
+  fs::recursive_directory_iterator it(repository, fs::directory_options::skip_permission_denied, error), end;
+  for (; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (it->is_directory(error)) {
+      if (!name.empty() && name.front() == '.') it.disable_recursion_pending();
+      continue;
+    }
+    if (is_header_name(it->path()) && it->is_regular_file(error)) index.by_file_name_.emplace(name, it->path());
+  }
+  return index;
+}
+
+std::vector<fs::path> HeaderIndex::matching(std::string_view include) const {
+  std::vector<fs::path> out;
+  const fs::path wanted(include);
+  const std::string suffix = "/" + wanted.generic_string();
+  auto [first, last] = by_file_name_.equal_range(wanted.filename().string());
+  for (auto it = first; it != last; ++it)
+    if (it->second.generic_string().ends_with(suffix)) out.push_back(it->second);
+  return out;
+}
+
+std::vector<fs::path> guessed_include_directories(const fs::path& repository, const fs::path& source,
+                                                  const HeaderIndex* headers) {
   std::vector<fs::path> directories{source.parent_path()};
   std::vector<fs::path> ancestors;
   std::error_code error;
@@ -170,6 +272,7 @@ std::vector<fs::path> guessed_include_directories(const fs::path& repository, co
           directories.push_back(candidate);
       }
   }
+  if (headers != nullptr) add_folders_of_named_headers(repository, source, *headers, directories);
   return directories;
 }
 
@@ -196,7 +299,7 @@ std::vector<std::string> build_command_line(const FlagInputs& inputs) {
       line.push_back(flag);
     }
   } else {
-    for (const fs::path& directory : guessed_include_directories(inputs.repository, inputs.source))
+    for (const fs::path& directory : guessed_include_directories(inputs.repository, inputs.source, inputs.headers))
       line.push_back("-I" + directory.string());
   }
   if (!has_standard) line.push_back("-std=c++17");

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/result.h"
@@ -35,10 +36,26 @@ std::vector<std::string> parse_relevant_flags(const std::vector<std::string>& ar
 /// Whether a path names a CUDA source or header (.cu, .cuh).
 bool is_cuda_source(const std::filesystem::path& path);
 
+/// The repository's C/C++/CUDA headers, found by the path an `#include` names.
+class HeaderIndex {
+ public:
+  /// Every header file under `repository` (hidden folders skipped).
+  static HeaderIndex scan(const std::filesystem::path& repository);
+  /// Headers whose path ends with `/<include>` ("ragged_dtypes.h", "cutlass/arch/mma.h").
+  std::vector<std::filesystem::path> matching(std::string_view include) const;
+
+ private:
+  std::multimap<std::string, std::filesystem::path> by_file_name_;
+};
+
 /// The include directories guessed for a source without a compile database: its own folder, then
-/// every include/ or includes/ folder directly under it and under each ancestor up to the root.
+/// every include/ or includes/ folder directly under it and under each ancestor up to the root, then
+/// those of the ancestors' other children. With `headers`: then, for each `#include` the source and
+/// the repository headers it reads (transitively) name that none of those folders holds, the folder
+/// of the repository header of that path nearest the source (op builders add such folders).
 std::vector<std::filesystem::path> guessed_include_directories(const std::filesystem::path& repository,
-                                                               const std::filesystem::path& source);
+                                                               const std::filesystem::path& source,
+                                                               const HeaderIndex* headers = nullptr);
 
 /// Everything needed to build one command line.
 struct FlagInputs {
@@ -47,6 +64,7 @@ struct FlagInputs {
   std::optional<std::filesystem::path> cuda_path; ///< CUDA toolkit root, if any
   std::string stub_directory;                     ///< where the stub headers are served; empty: none
   const DatabaseEntry* database_entry = nullptr;  ///< the source's compile_commands entry, if any
+  const HeaderIndex* headers = nullptr;            ///< for includes the guessed folders miss
   std::vector<std::string> extra_arguments;
 };
 

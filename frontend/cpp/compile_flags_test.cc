@@ -87,6 +87,33 @@ TEST(GuessedIncludeDirectories, ThenIncludeFoldersOfTheAncestorsOtherChildren) {
   fs::remove_all(repository);
 }
 
+TEST(GuessedIncludeDirectories, ThenTheFoldersOfRepositoryHeadersTheIncludesName) {
+  // DeepSpeed's ragged ops include "ragged_dtypes.h" from inference/v2/ragged/includes through a header,
+  // and aio units include <deepspeed_aio_common.h> from csrc/aio/common: folders their op builders add.
+  const fs::path repository = fs::temp_directory_path() / ("fastci-named-headers-" + std::to_string(::getpid()));
+  const fs::path ops = repository / "v2" / "kernels" / "ragged_ops" / "embed";
+  for (const fs::path& folder : {ops, repository / "v2" / "ragged" / "includes", repository / "aio" / "common",
+                                 repository / "aio" / "py_lib", repository / "one" / "dup", repository / "two" / "dup"})
+    fs::create_directories(folder);
+  auto write = [](const fs::path& file, const std::string& text) { std::ofstream(file) << text; };
+  write(ops / "embed.cpp", "#include \"embed.cuh\"\n#include <vector>\n#include \"dup.h\"\n");
+  write(ops / "embed.cuh", "  #  include \"ragged_dtypes.h\"\n");
+  write(repository / "v2" / "ragged" / "includes" / "ragged_dtypes.h", "#include <deepspeed_aio_common.h>\n");
+  write(repository / "aio" / "common" / "deepspeed_aio_common.h", "#pragma once\n");
+  write(repository / "one" / "dup" / "dup.h", "");  // two equally near candidates: no guess
+  write(repository / "two" / "dup" / "dup.h", "");
+  const auto index = HeaderIndex::scan(repository);
+  EXPECT_EQ(index.matching("ragged_dtypes.h"), std::vector<fs::path>{repository / "v2" / "ragged" / "includes" / "ragged_dtypes.h"});
+  EXPECT_TRUE(index.matching("includes/ragged_dtypes.h").size() == 1);
+  EXPECT_TRUE(index.matching("other/ragged_dtypes.h").empty());
+  const auto directories = guessed_include_directories(repository, ops / "embed.cpp", &index);
+  EXPECT_EQ(directories, (std::vector<fs::path>{ops, repository / "v2" / "ragged" / "includes", repository / "aio" / "common"}));
+  // Without the index: the ancestors' children's include folders only; aio/common is nobody's.
+  EXPECT_EQ(guessed_include_directories(repository, ops / "embed.cpp"),
+            (std::vector<fs::path>{ops, repository / "v2" / "ragged" / "includes"}));
+  fs::remove_all(repository);
+}
+
 TEST(GuessedIncludeDirectories, FindsIncludeFoldersOfAncestors) {
   const fs::path repository = kFixtures / "ext";
   const auto directories = guessed_include_directories(repository, repository / "csrc" / "ops.cpp");

@@ -170,6 +170,7 @@ struct ResolvedOptions {
   std::vector<std::string> extra_arguments;
   CompileDatabase database;
   std::optional<Diagnostic> database_problem;
+  std::shared_ptr<const HeaderIndex> headers;  ///< for guessed flags: headers by the path includes name
 };
 
 ResolvedOptions resolve(const CppParseOptions& options) {
@@ -203,6 +204,9 @@ ResolvedOptions resolve(const CppParseOptions& options) {
                                              read.error().message + "; using guessed flags"};
     }
   }
+  // Without a compile database the include folders are guessed; the guess looks headers up by name.
+  if (resolved.database.empty())
+    resolved.headers = std::make_shared<const HeaderIndex>(HeaderIndex::scan(resolved.repository));
   return resolved;
 }
 
@@ -215,6 +219,7 @@ std::vector<std::string> command_line(const ResolvedOptions& options, const fs::
   inputs.extra_arguments = options.extra_arguments;
   if (const auto found = options.database.find(source.string()); found != options.database.end())
     inputs.database_entry = &found->second;
+  inputs.headers = options.headers.get();
   return build_command_line(inputs);
 }
 

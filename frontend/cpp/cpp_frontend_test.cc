@@ -334,6 +334,12 @@ TEST(CppFrontend, StubsCoverTheDeprecatedTensorTypeAndDeviceOfByArgumentDependen
   EXPECT_EQ(unit.error_count, 0) << (unit.facts.diagnostics.empty() ? "" : unit.facts.diagnostics.front().message);
 }
 
+TEST(CppFrontend, StubsCoverScalarTypeInvokerMapsAndTensorAccessors) {
+  // DeepSpeed's cpu_adam_impl.cpp, cpu_lion_impl.cpp, cpu_adagrad.cpp and sparse_attention/utils.cpp erred here.
+  const auto unit = parse(kFixtures / "stub_coverage", "optimizer_invokers.cpp");
+  EXPECT_EQ(unit.error_count, 0) << (unit.facts.diagnostics.empty() ? "" : unit.facts.diagnostics.front().message);
+}
+
 TEST(CppFrontend, IntegralTemplateArgumentsAreSpelledAsTheDemanglerSpellsThem) {
   // Launch records name kernels by their mangled or demangled names; llvm-cxxfilt-19 prints this
   // instantiation (compiled by clang++-19 --cuda-device-only) exactly as the id below has it.

@@ -102,7 +102,13 @@ template <typename T, int Flags = 0> class array_t : public array {
 };
 class buffer : public object {};
 class buffer_info { public: void* ptr; size_t itemsize; std::string format; size_t ndim; std::vector<size_t> shape; std::vector<size_t> strides; };
-class error_already_set : public std::exception { public: const char* what() const noexcept override; };
+class error_already_set : public std::exception {
+ public:
+  const char* what() const noexcept override;
+  void discard_as_unraisable(const char* err_context);
+  void restore();
+  bool matches(handle exc) const;
+};
 class value_error : public std::exception {};
 class type_error : public std::exception {};
 

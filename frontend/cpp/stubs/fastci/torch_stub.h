@@ -9,6 +9,8 @@
 #endif
 #include <array>
 #include <atomic>
+#include <mutex>
+#include <thread>
 #include <cassert>
 #include <cmath>
 #include <cstring>
@@ -97,7 +99,8 @@ FASTCI_STUB_SCALAR(complex<double>, ComplexDouble)
 namespace impl {
 template <ScalarType S> using ScalarTypeToCPPTypeT = typename ScalarTypeToCPPType<S>::type;
 }
-template <typename T> struct CppTypeToScalarType { static constexpr ScalarType value = ScalarType::Undefined; };
+// As in c10: an integral_constant, so `CppTypeToScalarType<T>()` converts to the ScalarType.
+template <typename T> struct CppTypeToScalarType : std::integral_constant<ScalarType, ScalarType::Undefined> {};
 
 template <typename T>
 class ArrayRef {
@@ -249,6 +252,19 @@ using c10::ScalarType;
 using c10::IntArrayRef;
 
 class Tensor;
+/// `Tensor::accessor<T, N>()`: indexing N times yields a T&.
+template <typename T, size_t N> struct TensorAccessor {
+  TensorAccessor<T, N - 1> operator[](int64_t i) const;
+  int64_t size(int64_t dim) const;
+  const int64_t* sizes() const;
+  const int64_t* strides() const;
+  T* data() const;
+};
+template <typename T> struct TensorAccessor<T, 1> {
+  T& operator[](int64_t i) const;
+  int64_t size(int64_t dim) const;
+  T* data() const;
+};
 /// What the deprecated `Tensor::type()` returns; older extensions read its scalar type.
 struct DeprecatedTypeProperties {
   ScalarType scalarType() const;
@@ -345,6 +361,7 @@ class Tensor {
   TypeMeta dtype() const;
   ScalarType scalar_type() const;
   DeprecatedTypeProperties& type() const;
+  template <typename T, size_t N> TensorAccessor<T, N> accessor() const&;
   Layout layout() const;
   void* data_ptr() const;
   template <typename T> T* data_ptr() const;
