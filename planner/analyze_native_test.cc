@@ -349,21 +349,23 @@ const char* kAtenFill =
     "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> "
     ">(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)";
 
-TEST_F(AnalyzeNative, AChangedKernelSelectsExactlyTheTestsWhoseRunsLaunchedIt) {
-  auto statically = analyze(options_for("kernel_body"));
-  ASSERT_TRUE(statically.ok()) << statically.error().to_string();
-  const std::set<std::string> reaching{"tests/test_ops.py::test_scale[0.5]", "tests/test_ops.py::test_scale[2.0]",
-                                       "tests/test_ops.py::test_scale_op", "tests/test_ops.py::test_scale_by_int"};
-  ASSERT_EQ(selected_ids(*statically), reaching);
+const std::set<std::string> kScaleTests{"tests/test_ops.py::test_scale[0.5]", "tests/test_ops.py::test_scale[2.0]",
+                                         "tests/test_ops.py::test_scale_op", "tests/test_ops.py::test_scale_by_int"};
 
-  // Were test_scale_op's run to launch only ATen's fill (on an H200 it does launch scale_kernel, see
-  // the next test), its fresh evidence would rule the static path out.
-  auto options = options_for("kernel_body");
-  options.evidence_store = store_with_launches("gpu", {{"tests/test_ops.py::test_scale[0.5]", {kScaleFloat}},
-                                                       {"tests/test_ops.py::test_scale[2.0]", {kScaleFloat, kAtenFill}},
-                                                       {"tests/test_ops.py::test_scale_op", {kAtenFill}},
-                                                       {"tests/test_ops.py::test_scale_by_int", {kScaleDouble}},
-                                                       {"tests/test_ops.py::test_area", {}}});
+/// Plans `branch` statically (every scale test reaches the change) and then with GPU evidence in which
+/// test_scale_op launched only ATen's fill: the others are selected with reasons holding every text of
+/// `reason_parts`, test_scale_op is skipped by its launches.
+void expect_selected_by_launches(const std::string& branch, const std::vector<std::string>& reason_parts) {
+  auto statically = analyze(options_for(branch));
+  ASSERT_TRUE(statically.ok()) << statically.error().to_string();
+  ASSERT_EQ(selected_ids(*statically), kScaleTests);
+  auto options = options_for(branch);
+  options.evidence_store = store_with_launches("gpu-" + branch,
+                                               {{"tests/test_ops.py::test_scale[0.5]", {kScaleFloat}},
+                                                {"tests/test_ops.py::test_scale[2.0]", {kScaleFloat, kAtenFill}},
+                                                {"tests/test_ops.py::test_scale_op", {kAtenFill}},
+                                                {"tests/test_ops.py::test_scale_by_int", {kScaleDouble}},
+                                                {"tests/test_ops.py::test_area", {}}});
   auto plan = analyze(options);
   ASSERT_TRUE(plan.ok()) << plan.error().to_string();
   EXPECT_EQ(selected_ids(*plan), (std::set<std::string>{"tests/test_ops.py::test_scale[0.5]",
@@ -372,14 +374,18 @@ TEST_F(AnalyzeNative, AChangedKernelSelectsExactlyTheTestsWhoseRunsLaunchedIt) {
   for (const auto& s : plan->selection.selected) {
     ASSERT_FALSE(s.reasons.empty());
     EXPECT_EQ(s.reasons[0].kind, SelectionReason::Kind::evidence) << s.test.id;
-    EXPECT_NE(s.reasons[0].text.find("launched changed kernel fixture::scale_kernel"), std::string::npos)
-        << s.reasons[0].text;
+    for (const auto& part : reason_parts) EXPECT_NE(s.reasons[0].text.find(part), std::string::npos) << s.reasons[0].text;
   }
   bool skipped_by_launches = false;
   for (const auto& s : plan->selection.skipped)
-    if (s.test.id == "tests/test_ops.py::test_scale_op")
-      skipped_by_launches = s.reason.starts_with("evidence: run ");
+    if (s.test.id == "tests/test_ops.py::test_scale_op") skipped_by_launches = s.reason.starts_with("evidence: run ");
   EXPECT_TRUE(skipped_by_launches);
+}
+
+TEST_F(AnalyzeNative, AChangedKernelSelectsExactlyTheTestsWhoseRunsLaunchedIt) {
+  // Were test_scale_op's run to launch only ATen's fill (on an H200 it does launch scale_kernel, see
+  // the H200 test below), its fresh evidence would rule the static path out.
+  expect_selected_by_launches("kernel_body", {"launched changed kernel fixture::scale_kernel"});
 
   // The same tests recorded on a machine without a GPU launched nothing: that rules nothing out.
   auto cpu = options_for("kernel_body");
@@ -389,7 +395,7 @@ TEST_F(AnalyzeNative, AChangedKernelSelectsExactlyTheTestsWhoseRunsLaunchedIt) {
                                                    {"tests/test_ops.py::test_scale_by_int", {}}});
   auto cpu_plan = analyze(cpu);
   ASSERT_TRUE(cpu_plan.ok()) << cpu_plan.error().to_string();
-  EXPECT_EQ(selected_ids(*cpu_plan), reaching);
+  EXPECT_EQ(selected_ids(*cpu_plan), kScaleTests);
   for (const auto& s : cpu_plan->selection.selected)
     EXPECT_NE(s.reasons[0].text.find("launched no kernel: it ran without a GPU"), std::string::npos)
         << s.reasons[0].text;
@@ -398,33 +404,8 @@ TEST_F(AnalyzeNative, AChangedKernelSelectsExactlyTheTestsWhoseRunsLaunchedIt) {
 TEST_F(AnalyzeNative, AChangedDeviceFunctionSelectsTheTestsWhoseRunsLaunchedAKernelCallingIt) {
   // fixture::twice is __device__ code that only scale_kernel calls: no native coverage can show it ran,
   // the launches of the kernels calling it can.
-  auto statically = analyze(options_for("device_body"));
-  ASSERT_TRUE(statically.ok()) << statically.error().to_string();
-  const std::set<std::string> reaching{"tests/test_ops.py::test_scale[0.5]", "tests/test_ops.py::test_scale[2.0]",
-                                       "tests/test_ops.py::test_scale_op", "tests/test_ops.py::test_scale_by_int"};
-  ASSERT_EQ(selected_ids(*statically), reaching);
-  auto options = options_for("device_body");
-  options.evidence_store = store_with_launches("gpu-device", {{"tests/test_ops.py::test_scale[0.5]", {kScaleFloat}},
-                                                              {"tests/test_ops.py::test_scale[2.0]", {kScaleFloat, kAtenFill}},
-                                                              {"tests/test_ops.py::test_scale_op", {kAtenFill}},
-                                                              {"tests/test_ops.py::test_scale_by_int", {kScaleDouble}},
-                                                              {"tests/test_ops.py::test_area", {}}});
-  auto plan = analyze(options);
-  ASSERT_TRUE(plan.ok()) << plan.error().to_string();
-  EXPECT_EQ(selected_ids(*plan), (std::set<std::string>{"tests/test_ops.py::test_scale[0.5]",
-                                                        "tests/test_ops.py::test_scale[2.0]",
-                                                        "tests/test_ops.py::test_scale_by_int"}));
-  for (const auto& s : plan->selection.selected) {
-    ASSERT_FALSE(s.reasons.empty());
-    EXPECT_EQ(s.reasons[0].kind, SelectionReason::Kind::evidence) << s.test.id;
-    EXPECT_NE(s.reasons[0].text.find("launched kernel fixture::scale_kernel<"), std::string::npos) << s.reasons[0].text;
-    EXPECT_NE(s.reasons[0].text.find("which calls changed device function fixture::twice<"), std::string::npos)
-        << s.reasons[0].text;
-  }
-  bool skipped_by_launches = false;
-  for (const auto& s : plan->selection.skipped)
-    if (s.test.id == "tests/test_ops.py::test_scale_op") skipped_by_launches = s.reason.starts_with("evidence: run ");
-  EXPECT_TRUE(skipped_by_launches);
+  expect_selected_by_launches("device_body", {"launched kernel fixture::scale_kernel<",
+                                              "which calls changed device function fixture::twice<"});
 }
 
 TEST_F(AnalyzeNative, KernelEvidenceRecordedOnAnH200ConfirmsTheTestsThatLaunchedTheChangedKernel) {
