@@ -98,6 +98,21 @@ def _gpus(item):
         return 1
 
 
+def pytest_collection_modifyitems(session, config, items):
+    # --select-by-id: keep only the listed ids (files are collected whole, so an id that a commit lacks is
+    # left out instead of failing the whole run)
+    path = os.environ.get("DS_HISTORY_SELECT")
+    if not path:
+        return
+    with open(path, encoding="utf-8") as fh:
+        wanted = set(line.rstrip("\n") for line in fh if line.strip())
+    keep = [i for i in items if _prefix + i.nodeid in wanted]
+    drop = [i for i in items if _prefix + i.nodeid not in wanted]
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 def pytest_collection_finish(session):
     _write({"event": "collected", "tests": [[_prefix + i.nodeid, _gpus(i)] for i in session.items]})
 
@@ -239,7 +254,10 @@ def test_args(args):
     for line in text.splitlines():
         line = line.strip()
         if line and not line.startswith("#"):
-            words.extend(shlex.split(line))
+            if "::" in line and not line.startswith(("-", "'", '"')):
+                words.append(line)  # a test id, verbatim (parameter ids may hold quotes and spaces)
+            else:
+                words.extend(shlex.split(line))
     return words
 
 
@@ -250,6 +268,8 @@ def base_env(args, repo):
     env["DS_UNITTEST_TIMEOUT"] = str(args.test_timeout)
     env["PYTHONPATH"] = os.pathsep.join([p for p in [args.shims, repo] if p])
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    for name, value in getattr(args, "env", None) or ():  # callers that build their own args may lack it
+        env[name] = value.replace("{repo}", repo)
     return env
 
 
@@ -289,6 +309,25 @@ def run_group(cmd, cwd, env, timeout, log_path, report=None, hang_limit=None):
                 pass
             proc.wait()
     return proc.returncode, timed_out
+
+
+def write_version_info(args, repo):
+    """--version-info: writes deepspeed/git_version_info_installed.py (git-ignored) into the checkout as
+    `pip install .` of the commit would on a CPU-only torch, so that the tests see DeepSpeed's version and
+    torch_info (without it the version reads 0.0.0 and torch_info lacks nccl_version)."""
+    version_file = os.path.join(repo, "version.txt")
+    if not os.path.exists(version_file):
+        return
+    with open(version_file, encoding="utf-8") as fh:
+        version = fh.read().strip()
+    short = git(repo, "rev-parse", "--short", "HEAD").strip()
+    torch_info = {"version": args.version_info, "bf16_support": False, "cuda_version": "0.0",
+                  "nccl_version": "0.0", "hip_version": "0.0"}
+    with open(os.path.join(repo, "deepspeed", "git_version_info_installed.py"), "w", encoding="utf-8") as fh:
+        fh.write("version=%r\ngit_hash=%r\ngit_branch='HEAD'\n" % (version + "+" + short, short))
+        fh.write("from .ops.op_builder.all_ops import ALL_OPS\n")
+        fh.write("installed_ops = dict.fromkeys(ALL_OPS.keys(), False)\n")
+        fh.write("accelerator_name='cpu'\ntorch_info=%r\n" % (torch_info,))
 
 
 def prebuild(args, repo, env, log_path):
@@ -336,6 +375,8 @@ def run_subset(args, repo, label, plugin_args=None, env_extra=None, check_build=
     if env_extra:
         env.update(env_extra)
     info = {"prebuild_ok": True, "hangs": [], "pytest_runs": 0}
+    if getattr(args, "version_info", None):
+        write_version_info(args, repo)
     t0 = time.time()
     info["prebuild_ok"] = prebuild(args, repo, env, log_path)
     t_build = time.time() - t0
@@ -343,6 +384,10 @@ def run_subset(args, repo, label, plugin_args=None, env_extra=None, check_build=
         info["not_built"] = info["prebuild_ok"]
         return [], info
     selection = test_args(args)
+    wanted = None
+    if getattr(args, "select_by_id", False):
+        selection, wanted = id_selection(selection, tests_dir, env["DS_HISTORY_PREFIX"], rundir)
+        env["DS_HISTORY_SELECT"] = os.path.join(rundir, "selected-ids.txt")
     results = {}
     collected = None
     order = []
@@ -400,6 +445,8 @@ def run_subset(args, repo, label, plugin_args=None, env_extra=None, check_build=
             break
     info["pytest_seconds"] = round(time.time() - t1, 1)
     info["build_seconds"] = round(t_build, 1)
+    if wanted is not None:
+        info["not_collected"] = [t for t in wanted if t not in (collected or {})]
     out = []
     for t in order:
         r = results.get(t)
@@ -410,6 +457,23 @@ def run_subset(args, repo, label, plugin_args=None, env_extra=None, check_build=
             rec["message"] = r["message"]
         out.append(rec)
     return out, info
+
+
+def id_selection(words, tests_dir, prefix, rundir):
+    """--select-by-id: the test ids of a tests file become a filter (DS_HISTORY_SELECT, applied by the
+    reporter plugin) and pytest gets their files, those that exist at this commit, instead of the ids."""
+    ids, other, files = [], [], []
+    for w in words:
+        if "::" in w and not w.startswith("-"):
+            ids.append(prefix + w)
+            f = w.split("::", 1)[0]
+            if f not in files and os.path.exists(os.path.join(tests_dir, f)):
+                files.append(f)
+        else:
+            other.append(w)
+    with open(os.path.join(rundir, "selected-ids.txt"), "w", encoding="utf-8") as fh:
+        fh.write("".join(i + "\n" for i in ids))
+    return other + files, ids
 
 
 def counts(results):
@@ -487,6 +551,10 @@ def executed_from_evidence(args, state):
     if not ev:
         return funcs, files
     evdir = os.path.join(args.out, ev["dir"])
+    if not os.path.isdir(evdir):
+        # a recording resumed elsewhere from history.json, state.json and evidence.db only: the raw JSONL
+        # files stayed behind, their summary is in state.json (saved below in main)
+        return set(ev.get("executed_functions", [])), set(ev.get("covered_files", []))
     for name in os.listdir(evdir):
         with open(os.path.join(evdir, name), encoding="utf-8") as fh:
             for line in fh:
@@ -829,10 +897,23 @@ def main():
                    help="a commit counts when it touches one of these paths")
     p.add_argument("--mutate-paths", default="deepspeed,accelerator,op_builder,csrc",
                    help="paths whose added lines may be mutated")
-    p.add_argument("--tests-file", help="pytest arguments relative to the tests folder, one or more per line "
-                   "(default: the built-in CPU subset)")
+    p.add_argument("--tests-file", help="pytest arguments relative to the tests folder, one or more per line, "
+                   "shell-quoted; a line with '::' that does not start with '-' or a quote is one test id, verbatim; "
+                   "'#' starts a comment line (default: the built-in CPU subset)")
+    p.add_argument("--select-by-id", action="store_true",
+                   help="the test ids of --tests-file select tests from their files (pytest collects the files "
+                   "that exist at each commit): an id a commit lacks is left out of that commit's results "
+                   "(listed as not_collected) instead of failing the run")
+    p.add_argument("--version-info", metavar="TORCH_MAJOR.MINOR",
+                   help="write deepspeed/git_version_info_installed.py into every checkout, as `pip install .` "
+                   "with a CPU-only torch of this version does (DeepSpeed's CI installs DeepSpeed; without it the "
+                   "tests read version 0.0.0 and no nccl_version)")
     p.add_argument("--tests-subdir", default="tests", help="folder of DeepSpeed holding pytest.ini")
-    p.add_argument("--shims", required=True, help="folder of stand-in modules put first on PYTHONPATH")
+    p.add_argument("--shims", help="folder of stand-in modules put first on PYTHONPATH (not needed with a "
+                   "venv that has all of DeepSpeed's requirements)")
+    p.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                   help="environment variable for the builds and test runs (repeatable; {repo} in VALUE is the "
+                   "history clone), e.g. DS_ACCELERATOR=cpu or PATH={repo}/bin:VENV/bin:/usr/bin:/bin")
     p.add_argument("--fastci", required=True, help="the fastci binary (for ingest and evidence stats)")
     p.add_argument("--fastci-scripts", default=here, help="folder holding the fastci_pytest plugin package")
     p.add_argument("--python", default=sys.executable, help="interpreter with torch and pytest")
@@ -860,7 +941,14 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     args.extensions_dir = os.path.abspath(args.extensions_dir or os.path.join(args.out, "torch-extensions"))
     args.store = os.path.abspath(args.store or os.path.join(args.out, "evidence.db"))
-    args.shims = os.path.abspath(args.shims)
+    args.shims = os.path.abspath(args.shims) if args.shims else None
+    env_pairs = []
+    for item in args.env:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            p.error("--env wants NAME=VALUE, got %r" % item)
+        env_pairs.append((name, value))
+    args.env = env_pairs
     os.makedirs(os.path.join(args.out, "tools"), exist_ok=True)
     with open(os.path.join(args.out, "tools", "ds_history_report.py"), "w", encoding="utf-8") as fh:
         fh.write(REPORTER_PLUGIN)
@@ -869,12 +957,23 @@ def main():
     def time_left():
         return not args.deadline_minutes or (time.time() - started) < args.deadline_minutes * 60
 
+    # a recorder killed during a JIT build leaves torch's lock file behind, and the next build waits on it
+    # forever; this folder is this recorder's own
+    if os.path.isdir(args.extensions_dir):
+        for name in os.listdir(args.extensions_dir):
+            lock = os.path.join(args.extensions_dir, name, "lock")
+            if os.path.exists(lock):
+                log("removing the stale build lock %s" % lock)
+                os.remove(lock)
     repo = ensure_clone(args)
     commits = select_commits(args, repo)
     log("%d commits: %s^..%s" % (len(commits), commits[0]["commit"][:10], commits[-1]["commit"][:10]))
     words = test_args(args)
-    test_command = ("cd %s && LOCAL_SIZE=%d PYTHONPATH=<shims>:.. TORCH_EXTENSIONS_DIR=<cache> DS_UNITTEST_TIMEOUT=%d "
-                    "%s -m pytest -p no:cacheprovider -rA %s" % (args.tests_subdir, args.local_size,
+    test_command = ("cd %s && %sLOCAL_SIZE=%d PYTHONPATH=%s.. TORCH_EXTENSIONS_DIR=<cache> DS_UNITTEST_TIMEOUT=%d "
+                    "%s -m pytest -p no:cacheprovider -rA %s" % (args.tests_subdir,
+                                                               "".join("%s=%s " % (n, shlex.quote(v))
+                                                                       for n, v in args.env),
+                                                               args.local_size, "<shims>:" if args.shims else "",
                                                                args.test_timeout, args.python,
                                                                " ".join(shlex.quote(w) for w in words)))
     history = load_history(args) or {"format": HISTORY_FORMAT, "repository": "repo",
@@ -899,6 +998,11 @@ def main():
             save()
     executed_funcs, covered_files = executed_from_evidence(args, state)
     log("evidence: %d executed functions in %d files" % (len(executed_funcs), len(covered_files)))
+    if state.get("evidence") and "executed_functions" not in state["evidence"]:
+        # kept in state.json so that a copy of history.json, state.json and evidence.db resumes the recording
+        state["evidence"]["executed_functions"] = sorted(executed_funcs)
+        state["evidence"]["covered_files"] = sorted(covered_files)
+        save()
 
     done = {e["commit"]: e for e in history["commits"] if e.get("kind") != "mutant"}
     if args.phase in ("all", "commits"):
@@ -919,6 +1023,8 @@ def main():
                 rec["hangs"] = info["hangs"]
             if not info["prebuild_ok"]:
                 rec["prebuild_failed"] = True
+            if info.get("not_collected"):
+                rec["not_collected"] = info["not_collected"]
             rec.update(touch_info(repo, entry, executed_funcs, covered_files))
             history["commits"].append(rec)
             done[entry["commit"]] = rec
@@ -927,6 +1033,11 @@ def main():
                 i + 1, len(commits), entry["commit"][:10], fmt_counts(rec["counts"]), rec["wall_seconds"],
                 info["build_seconds"], " hangs=%d" % len(info["hangs"]) if info["hangs"] else "",
                 entry["subject"][:60]))
+            walls = [e["wall_seconds"] for e in done.values() if "wall_seconds" in e]
+            left = sum(1 for e in commits if e["commit"] not in done)
+            log("progress: %d of %d commits recorded, %d left (about %.1f h at %.0f s a run)" % (
+                len(commits) - left, len(commits), left, left * sum(walls) / max(1, len(walls)) / 3600.0,
+                sum(walls) / max(1, len(walls))))
 
     if args.phase in ("all", "mutants") and args.mutants_per_commit > 0:
         built_cpp = built_cpp_files(args, repo)
