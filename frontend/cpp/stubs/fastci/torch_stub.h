@@ -9,7 +9,6 @@
 #endif
 #include <array>
 #include <atomic>
-#include <mutex>
 #include <thread>
 #include <cassert>
 #include <cmath>
