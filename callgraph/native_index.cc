@@ -178,13 +178,9 @@ class FactsByPath {
 
 }  // namespace
 
-bool is_native_source(const std::string& path) {
-  return ends_with_any(path, {".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".tpp"});
-}
+bool is_native_source(const std::string& path) { return frontend::is_native_source(path); }
 
-bool is_translation_unit(const std::string& path) {
-  return ends_with_any(path, {".c", ".cc", ".cpp", ".cxx", ".cu"});
-}
+bool is_translation_unit(const std::string& path) { return frontend::is_native_translation_unit(path); }
 
 #ifdef FASTCI_WITH_CPP_FRONTEND
 bool native_frontend_available() { return true; }

@@ -1,6 +1,26 @@
 #include "frontend/facts.h"
 
+#include <initializer_list>
+
 namespace fastci::frontend {
+
+namespace {
+
+bool ends_with_any(std::string_view path, std::initializer_list<std::string_view> extensions) {
+  for (std::string_view e : extensions)
+    if (path.ends_with(e)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool is_native_source(std::string_view path) {
+  return is_native_translation_unit(path) || ends_with_any(path, {".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".tpp"});
+}
+
+bool is_native_translation_unit(std::string_view path) {
+  return ends_with_any(path, {".c", ".cc", ".cpp", ".cxx", ".cu"});
+}
 
 const char* to_string(Language language) {
   switch (language) {

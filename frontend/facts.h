@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fastci::frontend {
@@ -142,6 +143,11 @@ struct RepositoryFacts {
 };
 
 /// Lowercase names used in JSON, reports and the cache.
+/// Whether a path is C, C++ or CUDA code: a translation unit or a header.
+bool is_native_source(std::string_view path);
+/// Whether a path is compiled on its own (.c/.cc/.cpp/.cxx/.cu), not only included.
+bool is_native_translation_unit(std::string_view path);
+
 const char* to_string(Language language);
 const char* to_string(SymbolKind kind);
 const char* to_string(EdgeKind kind);

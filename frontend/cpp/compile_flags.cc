@@ -1,5 +1,7 @@
 #include "frontend/cpp/compile_flags.h"
 
+#include "frontend/facts.h"
+
 #include <algorithm>
 #include <fstream>
 #include <optional>
@@ -142,8 +144,8 @@ util::Result<CompileDatabase> read_compile_database(const fs::path& file) {
 namespace {
 
 bool is_header_name(const fs::path& path) {
-  static const std::set<std::string> kinds{".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".tpp", ".inc"};
-  return kinds.count(path.extension().string()) > 0;
+  const std::string name = path.filename().string();
+  return is_native_source(name) && !is_native_translation_unit(name);
 }
 
 /// The names a file's `#include` lines give, with whether they are quoted.

@@ -11,7 +11,7 @@ callback per test. sys.monitoring.restart_events() at each test boundary re-arms
 import sys
 
 from . import abstraction
-from .contexts import CodeInfo, TestData, callers_of, is_function
+from .contexts import CodeInfo, TestData, callers_of, infos_by_name, is_function
 
 _MISSING = object()
 
@@ -89,7 +89,7 @@ class MonitoringBackend:
 
     def _attach_arcs(self, test):
         """One set of arcs per function and test, the union over its sampled calls, as the tracer has it."""
-        by_name = {info.name: info for info in list(self.infos.values()) if info is not None and info.name is not None}
+        by_name = infos_by_name(self.infos)
         arcs = {}
         for (function, _, _, call_arcs) in test.contexts:
             arcs.setdefault(function, set()).update(call_arcs)

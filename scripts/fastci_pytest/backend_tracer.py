@@ -12,7 +12,7 @@ import sys
 import threading
 
 from . import abstraction
-from .contexts import CodeInfo, TestData, callers_of, is_function
+from .contexts import CodeInfo, TestData, callers_of, infos_by_name, is_function
 
 _MISSING = object()
 OUTSIDE_TESTS = "fastci:outside-tests"
@@ -119,15 +119,14 @@ class TracerBackend:
 
     def _attach_arcs(self, test):
         """Give each context the arcs its test took in the function's own code (coverage.py: the test's)."""
-        by_name = {info.name: info for info in list(self.infos.values()) if info is not None and info.name is not None}
+        # own_arcs keeps the arcs between the function's own lines: the file's arcs need no cut by span.
+        by_name = infos_by_name(self.infos)
         arcs = {}
 
         def arcs_of(function):
             if function not in arcs:
                 info = by_name[function]
-                arcs[function] = info.own_arcs(arc for arc in test.arcs.get(info.file, ())
-                                               if info.first <= abs(arc[0]) <= info.last
-                                               and info.first <= abs(arc[1]) <= info.last)
+                arcs[function] = info.own_arcs(test.arcs.get(info.file, ()))
             return arcs[function]
         test.attach_arcs(arcs_of)
 

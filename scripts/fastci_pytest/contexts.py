@@ -50,6 +50,11 @@ class CodeInfo:
         return self.name
 
 
+def infos_by_name(infos):
+    """The named CodeInfos of a backend's code -> info table, by qualified name."""
+    return {info.name: info for info in list(infos.values()) if info is not None and info.name is not None}
+
+
 class TestData:
     """Everything one process recorded for one test."""
 

@@ -47,14 +47,24 @@ CASES = [(version, path, backend) for version, path in interpreters()
          for backend in ("tracer", "monitoring") if backend == "tracer" or tuple(map(int, version.split("."))) >= (3, 12)]
 
 
-@pytest.mark.parametrize("version,python,backend", CASES, ids=["%s-%s" % (c[0], c[2]) for c in CASES])
-def test_backend_records_contexts(tmp_path, version, python, backend):
+def driver_env():
     env = dict(os.environ, PYTHONPATH=python_path(FIXTURE), PYTHONDONTWRITEBYTECODE="1")
     env.pop("FASTCI_WORKER_CONFIG", None)
-    result = subprocess.run([python, os.path.join(SCRIPTS, "tests", "backend_driver.py"), str(tmp_path), FIXTURE,
-                             backend], capture_output=True, text=True, env=env, timeout=300)
+    return env
+
+
+def driver_records(python, backend, folder):
+    """The evidence records backend_driver.py writes under `python` with `backend` into `folder`."""
+    os.makedirs(str(folder), exist_ok=True)
+    result = subprocess.run([python, os.path.join(SCRIPTS, "tests", "backend_driver.py"), str(folder), FIXTURE,
+                             backend], capture_output=True, text=True, env=driver_env(), timeout=300)
     assert result.returncode == 0, result.stderr
-    records = read_file(result.stdout.strip())
+    return read_file(result.stdout.strip())
+
+
+@pytest.mark.parametrize("version,python,backend", CASES, ids=["%s-%s" % (c[0], c[2]) for c in CASES])
+def test_backend_records_contexts(tmp_path, version, python, backend):
+    records = driver_records(python, backend, tmp_path)
     assert records[0]["environment"]["python"].startswith(version + ".")
     contexts = {}
     for record in records:
@@ -72,7 +82,7 @@ def test_backend_records_contexts(tmp_path, version, python, backend):
         }, contexts
     coverage = [r for r in records if r["type"] == "coverage" and r["file"] == "minitrain/layers.py"]
     assert {r["test"] for r in coverage} == {"driver::float32", "driver::bfloat16"}
-    has_coverage_py = subprocess.run([python, "-c", "import coverage"], env=env, capture_output=True).returncode == 0
+    has_coverage_py = subprocess.run([python, "-c", "import coverage"], env=driver_env(), capture_output=True).returncode == 0
     if backend == "monitoring" or has_coverage_py:
         lines = {line for r in coverage for first, last in r["lines"] for line in range(first, last + 1)}
         source = open(os.path.join(FIXTURE, "minitrain", "layers.py")).read().splitlines()
@@ -113,29 +123,11 @@ def test_both_backends_give_the_same_context_keys(tmp_path, version, python):
     # Pruning compares contexts recorded by whichever backend a CI job's Python used: callers, arguments
     # and the arcs the test took in the function's own code must be the same.
     python = with_coverage(python, tmp_path)
-    env = dict(os.environ, PYTHONPATH=python_path(FIXTURE), PYTHONDONTWRITEBYTECODE="1")
-    env.pop("FASTCI_WORKER_CONFIG", None)
-    keys = {}
-    for backend in ("tracer", "monitoring"):
-        out = tmp_path / backend
-        out.mkdir()
-        result = subprocess.run([python, os.path.join(SCRIPTS, "tests", "backend_driver.py"), str(out), FIXTURE,
-                                 backend], capture_output=True, text=True, env=env, timeout=300)
-        assert result.returncode == 0, result.stderr
-        keys[backend] = context_keys(read_file(result.stdout.strip()))
+    keys = {backend: context_keys(driver_records(python, backend, tmp_path / backend))
+            for backend in ("tracer", "monitoring")}
     assert keys["tracer"], "no contexts recorded"
     assert all(arcs for *_, arcs in keys["tracer"]), "contexts without arcs: coverage.py did not measure"
     assert keys["tracer"] == keys["monitoring"], (keys["tracer"] ^ keys["monitoring"])
-
-
-def driver_keys(python, backend, folder):
-    env = dict(os.environ, PYTHONPATH=python_path(FIXTURE), PYTHONDONTWRITEBYTECODE="1")
-    env.pop("FASTCI_WORKER_CONFIG", None)
-    folder.mkdir()
-    result = subprocess.run([python, os.path.join(SCRIPTS, "tests", "backend_driver.py"), str(folder), FIXTURE,
-                             backend], capture_output=True, text=True, env=env, timeout=300)
-    assert result.returncode == 0, result.stderr
-    return context_keys(read_file(result.stdout.strip()))
 
 
 OLDER = [(version, path) for version, path in interpreters() if tuple(map(int, version.split("."))) < (3, 12)]
@@ -149,7 +141,7 @@ def test_a_job_on_an_older_python_and_one_on_3_12_give_the_same_context_keys(tmp
         pytest.skip("no Python below 3.12 here")
     older_version, older = OLDER[-1]
     older = with_coverage(older, tmp_path / "older")
-    tracer = driver_keys(older, "tracer", tmp_path / "tracer")
-    monitoring = driver_keys(python, "monitoring", tmp_path / "monitoring")
+    tracer = context_keys(driver_records(older, "tracer", tmp_path / "tracer"))
+    monitoring = context_keys(driver_records(python, "monitoring", tmp_path / "monitoring"))
     assert tracer and all(arcs for *_, arcs in tracer), "contexts without arcs: coverage.py did not measure"
     assert tracer == monitoring, (older_version, tracer ^ monitoring)
