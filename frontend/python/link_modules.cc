@@ -506,7 +506,7 @@ class Linker {
     // A lambda bound by a module- or class-level statement is referenced by that statement's variable.
     std::string from = reference.owner >= 0 ? reader_of(reference) : resolver_.symbol_id(g);
     link_built_fields(from, reference, components(reference.text), g);
-    auto values = resolver_.resolve(reference.text, g);
+    auto values = resolver_.resolve_at(reference.text, g, reference.line);
     if (reference.kind == EdgeKind::reference) {
       for (const auto& v : values)
         if (v.kind == Value::Kind::function || v.kind == Value::Kind::class_)

@@ -9,7 +9,7 @@ using util::ByteReader;
 using util::ByteWriter;
 
 /// The record's first bytes: a record of another layout is a cache miss, never a misread.
-constexpr std::string_view kFormat = "fastci-python-module/7";
+constexpr std::string_view kFormat = "fastci-python-module/8";
 
 /// An enum written as its number, read back only where it names a value.
 template <typename Enum>
@@ -199,6 +199,8 @@ void put_binding(ByteWriter& w, const NameBinding& b) {
   w.str(b.member);
   w.i64(b.scope);
   w.i64(b.line);
+  w.i64(b.statement_first);
+  w.i64(b.statement_last);
 }
 
 NameBinding binding_from(ByteReader& r) {
@@ -209,6 +211,8 @@ NameBinding binding_from(ByteReader& r) {
   b.member = r.str();
   b.scope = r.i32();
   b.line = r.i32();
+  b.statement_first = r.i32();
+  b.statement_last = r.i32();
   return b;
 }
 

@@ -42,6 +42,11 @@ struct NameBinding {
   std::string member;
   int scope = -1;  ///< definition: index of the defined scope in ModuleRecord::scopes
   int line = 0;
+  /// A binding made by a statement of its scope's own body (not inside an `if`, loop, `try`,
+  /// `with` or expression): the first and last line of that statement, so a later read in the
+  /// same scope knows that it ran and replaced what was bound before it. 0 where not certain.
+  int statement_first = 0;
+  int statement_last = 0;
 };
 
 /// One parameter set of a parametrize mark: pytest ids of its values as pytest would print them.

@@ -373,6 +373,13 @@ class ModuleParser {
   }
 
   void bind(int scope, NameBinding binding) {
+    using K = NameBinding::Kind;
+    if (certain_last_ > 0 && binding.name.find_first_of(".[") == std::string::npos &&
+        (binding.kind == K::definition || binding.kind == K::module_import || binding.kind == K::from_import ||
+         binding.kind == K::alias || binding.kind == K::call_result)) {
+      binding.statement_first = certain_first_;
+      binding.statement_last = certain_last_;
+    }
     if (record_.scopes[scope].kind != Scope::Kind::function && !ts_node_is_null(statement_) &&
         binding.kind != NameBinding::Kind::definition && binding.kind != NameBinding::Kind::parameter &&
         binding.kind != NameBinding::Kind::star_import && !binding.name.empty() &&
@@ -382,7 +389,9 @@ class ModuleParser {
     if (binding.kind != NameBinding::Kind::definition && declared != globals_.end() &&
         declared->second.contains(binding.name)) {
       // `global x` then `x = builder.load()`: a module-level value, evaluated where it is assigned
+      // (whenever the function runs: not in the module's order)
       binding.scope = scope;
+      binding.statement_first = binding.statement_last = 0;
       scope = 0;
     }
     record_.scopes[scope].bindings.push_back(std::move(binding));
@@ -520,10 +529,49 @@ class ModuleParser {
   // ---- walking ---------------------------------------------------------------------------------
 
   void visit_block(TSNode node, int scope) {
+    TSNode saved_statement = body_statement_;
+    int saved_scope = body_scope_;
     for (TSNode child : children(node)) {
+      body_statement_ = child;
+      body_scope_ = scope;
       register_lambdas(child, scope, 0);
       visit(child, scope);
     }
+    body_statement_ = saved_statement;
+    body_scope_ = saved_scope;
+  }
+
+  /// While it lives, what `bind` binds by name is certain when `statement` is a statement of
+  /// `scope`'s own body (see NameBinding::statement_first): it runs, in order, whenever the
+  /// code after it runs.
+  class CertainBindings {
+   public:
+    CertainBindings(ModuleParser& parser, TSNode statement, int scope)
+        : parser_(parser), first_(parser.certain_first_), last_(parser.certain_last_) {
+      bool certain = scope == parser.body_scope_ && !ts_node_is_null(statement) &&
+                     ts_node_eq(statement, parser.body_statement_);
+      parser.certain_first_ = certain ? line_of(statement) : 0;
+      parser.certain_last_ = certain ? end_line_of(statement) : 0;
+    }
+    ~CertainBindings() {
+      parser_.certain_first_ = first_;
+      parser_.certain_last_ = last_;
+    }
+    CertainBindings(const CertainBindings&) = delete;
+    CertainBindings& operator=(const CertainBindings&) = delete;
+
+   private:
+    ModuleParser& parser_;
+    int first_, last_;
+  };
+
+  /// The statement whose bindings an assignment makes: its expression statement (`a = f`) when
+  /// the assignment is the whole statement, else none.
+  TSNode assignment_statement(TSNode assignment) const {
+    if (ts_node_is_null(body_statement_) || !is(body_statement_, "expression_statement") ||
+        ts_node_named_child_count(body_statement_) != 1 || !ts_node_eq(ts_node_named_child(body_statement_, 0), assignment))
+      return TSNode{};
+    return body_statement_;
   }
 
   /// Gives each lambda a statement evaluates in `scope` its own scope, numbered as PyCG names them
@@ -849,12 +897,16 @@ class ModuleParser {
       if (!ts_node_is_null(left)) targets.push_back(left);
       value = field(value, "right");
     }
+    TSNode statement = assignment_statement(node);
     for (TSNode target : targets) {
       if (ts_node_is_null(value)) {
         bind_unknown_targets(target, scope);  // annotation only: `x: int`
         continue;
       }
-      bind_target(target, value, scope);
+      {
+        CertainBindings certain(*this, statement, scope);
+        bind_target(target, value, scope);
+      }
       special_assignment(target, value, scope);
       visit_target(target, scope);
     }
@@ -1267,6 +1319,7 @@ class ModuleParser {
         continue;
       }
       binding_range_ = child;
+      CertainBindings certain(*this, node, scope);
       bind(scope, std::move(binding));
       binding_range_ = TSNode{};
     }
@@ -1332,6 +1385,7 @@ class ModuleParser {
       }
       if (!binding.member.empty()) note_import((module->empty() ? "" : *module + ".") + binding.member);
       binding_range_ = child;
+      CertainBindings certain(*this, node, scope);
       bind(scope, std::move(binding));
       binding_range_ = TSNode{};
     }
@@ -1359,7 +1413,10 @@ class ModuleParser {
     binding.kind = NameBinding::Kind::definition;
     binding.scope = index;
     binding.line = line_of(node);
-    bind(scope, std::move(binding));
+    {
+      CertainBindings certain(*this, outer, scope);
+      bind(scope, std::move(binding));
+    }
     if (record_.scopes[scope].kind == Scope::Kind::class_ && (name == "__init__" || name == "__new__"))
       record_.scopes[scope].defines_init = true;
     std::vector<Mark> marks;
@@ -1467,7 +1524,10 @@ class ModuleParser {
     if (ts_node_is_null(name_node)) return;
     std::string name(text(name_node));
     int index = add_scope(Scope::Kind::class_, child_name(scope, name), name, scope, node, outer);
-    bind(scope, {name, NameBinding::Kind::definition, "", "", index, line_of(node)});
+    {
+      CertainBindings certain(*this, outer, scope);
+      bind(scope, {name, NameBinding::Kind::definition, "", "", index, line_of(node)});
+    }
     DefinitionReads reads(*this, index);
     TSNode superclasses = field(node, "superclasses");
     if (!ts_node_is_null(superclasses)) {
@@ -1830,6 +1890,10 @@ class ModuleParser {
   std::unordered_map<int, std::unordered_set<std::string>> globals_;  ///< scope -> names declared `global` there
   TSNode statement_{};                 ///< the module- or class-level statement being read, if any
   TSNode binding_range_{};             ///< an import's own name node, narrower than its statement
+  TSNode body_statement_{};            ///< the statement of a scope's own body being read (visit_block)
+  int body_scope_ = -1;                ///< the scope whose body that is
+  int certain_first_ = 0;              ///< lines of the statement whose bindings are certain (CertainBindings)
+  int certain_last_ = 0;
   bool annotated_statement_ = false;   ///< the statement is an annotated assignment (a field)
   std::vector<int> statement_variables_;  ///< variables the current statement binds
   int definition_owner_ = -1;          ///< scope whose header is being evaluated

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 #include <cstdlib>
 
 namespace fastci::frontend::python {
@@ -280,6 +281,7 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
     global_scope = global(m, b.scope);
   switch (b.kind) {
     case NameBinding::Kind::definition: {
+      if (replaced_by_decorator(global_scope, b)) return {};
       int target = global(m, b.scope);
       Value v;
       v.kind = scope(target).kind == Scope::Kind::class_ ? Value::Kind::class_ : Value::Kind::function;
@@ -372,6 +374,33 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
   return {};
 }
 
+bool Resolver::replaced_by_decorator(int global_scope, const NameBinding& definition) {
+  if (scope(global_scope).kind == Scope::Kind::class_) return false;  // methods keep their class's dispatch
+  const std::string applied = "(@" + std::to_string(definition.scope) + ")";
+  for (const NameBinding* b : bindings_named(global_scope, definition.name)) {
+    if (b->kind != NameBinding::Kind::alias || b->member != "@decorated" || !b->target.ends_with(applied)) continue;
+    std::string decorator = b->target.substr(0, b->target.size() - applied.size());
+    if (decorator.empty() || decorator.find_first_of("([@") != std::string::npos) return false;  // factories, chains
+    auto callees = resolve(decorator, global_scope);
+    return !callees.empty() && std::all_of(callees.begin(), callees.end(), [&](const Value& v) {
+      return v.kind == Value::Kind::function && !is_method(v.id) && returns_known(v.id);
+    });
+  }
+  return false;
+}
+
+bool Resolver::returns_known(int function_scope) {
+  const Scope& f = scope(function_scope);
+  if (f.returns.empty()) return false;
+  return std::all_of(f.returns.begin(), f.returns.end(), [&](const std::string& text) {
+    if (std::find(f.parameters.begin(), f.parameters.end(), text) != f.parameters.end()) return true;
+    auto values = resolve(text, function_scope);
+    return !values.empty() && std::none_of(values.begin(), values.end(), [](const Value& v) {
+      return v.kind == Value::Kind::external;
+    });
+  });
+}
+
 std::vector<Value> Resolver::module_attribute(const std::string& module, const std::string& name) {
   const auto key = memo_key('M', intern(module), name);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
@@ -414,7 +443,52 @@ std::vector<Value> Resolver::resolve(const std::string& text, int global_scope) 
   return values;
 }
 
+std::vector<Value> Resolver::resolve_at(const std::string& text, int global_scope, int line) {
+  std::size_t end = text.find_first_of(".([");
+  std::string_view head = std::string_view(text).substr(0, end);
+  int cut = 0, next = 0;
+  if (!head.empty() && head[0] != '@')
+    for (const NameBinding* b : bindings_named(global_scope, head)) {
+      if (b->statement_last == 0) continue;
+      if (b->statement_last < line) cut = std::max(cut, b->statement_first);
+      else if (b->statement_first > line) next = next == 0 ? b->statement_first : std::min(next, b->statement_first);
+    }
+  if (cut == 0 && next == 0) return resolve(text, global_scope);
+  const auto key = memo_key('F', global_scope, text + '\x1f' + std::to_string(cut) + '\x1f' + std::to_string(next));
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
+  in_progress_.insert(key);
+  flow_cut_ = {cut, next};
+  auto values = resolve_uncached(text, global_scope);
+  flow_cut_ = {};
+  in_progress_.erase(key);
+  memo_[key] = values;
+  return values;
+}
+
+std::vector<Value> Resolver::lookup_between(int global_scope, const std::string& name, FlowCut cut) {
+  auto bindings = bindings_named(global_scope, name);
+  // What the statement at cut.first bound must be known for it to replace what came before.
+  std::vector<Value> decisive;
+  if (cut.first > 0)
+    for (const NameBinding* b : bindings)
+      if (b->statement_first == cut.first)
+        for (const auto& v : binding_values(global_scope, *b)) append_unique(decisive, v);
+  if (decisive.empty() || std::any_of(decisive.begin(), decisive.end(), [](const Value& v) {
+        return v.kind == Value::Kind::external;
+      }))
+    cut.first = 0;
+  std::vector<Value> out;
+  for (const NameBinding* b : bindings) {
+    bool elsewhere = b->scope >= 0 && b->kind != NameBinding::Kind::definition;  // `global name` in a function
+    if (!elsewhere && ((cut.first > 0 && b->line < cut.first) || (cut.next > 0 && b->line >= cut.next))) continue;
+    for (const auto& v : binding_values(global_scope, *b)) append_unique(out, v);
+  }
+  return out.empty() ? lookup(global_scope, name) : out;
+}
+
 std::vector<Value> Resolver::resolve_uncached(const std::string& text, int global_scope) {
+  const FlowCut cut = std::exchange(flow_cut_, FlowCut{});
   auto components = split_components(text);
   if (components.empty() || components[0].name.empty()) return {};
   DepthGuard guard(depth_);
@@ -458,7 +532,7 @@ std::vector<Value> Resolver::resolve_uncached(const std::string& text, int globa
     for (std::size_t k = 0; k < head.suffixes.size() && !values.empty(); ++k)
       values = head.suffixes[k] == '(' ? call_values(values, head.arguments[k], global_scope) : std::vector<Value>{};
   } else {
-    values = lookup(global_scope, head.name);
+    values = cut.first > 0 || cut.next > 0 ? lookup_between(global_scope, head.name, cut) : lookup(global_scope, head.name);
     if (head.suffixes.empty() && reads_one_element(components, 1)) {
       // d.get("k")(), d.pop("k"): what d holds, beside what a repository get/pop method returns.
       values = element_or_method(values, resolve(head.name + "[]", global_scope), components[1], global_scope);

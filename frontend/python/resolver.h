@@ -54,6 +54,11 @@ class Resolver {
 
   /// Values of a raw dotted text (foo, self.a.b, super().f, m.F().g) read inside a scope.
   std::vector<Value> resolve(const std::string& text, int global_scope);
+  /// The same, read at `line` of that scope: where a statement of the scope's own body bound the
+  /// text's first name before that line (NameBinding::statement_first) to values the resolver
+  /// knows (repository code, nothing external), what earlier statements bound is replaced; what
+  /// such statements after the line bind is not read there.
+  std::vector<Value> resolve_at(const std::string& text, int global_scope, int line);
   /// Values of an attribute on each of the values.
   std::vector<Value> attribute(const std::vector<Value>& values, const std::string& name);
   /// Values a name has in a module's namespace (re-exports and star imports followed).
@@ -77,7 +82,25 @@ class Resolver {
 
  private:
   std::vector<Value> lookup(int global_scope, const std::string& name);
+  /// Where a read sits between the certain bindings of its first name (resolve_at): the first line
+  /// of the last such statement before it, and of the first one after it (0: none).
+  struct FlowCut {
+    int first = 0;
+    int next = 0;
+  };
+  /// What `name` holds in `global_scope` between those statements: what the one at `first` bound
+  /// and what later ones bound, but not what statements from `next` on bind (no loop of the body
+  /// brings them back to the read) nor, where the values at `first` are all known, what earlier
+  /// ones bound. Bindings made elsewhere (`global`) always count; where nothing is left, lookup.
+  std::vector<Value> lookup_between(int global_scope, const std::string& name, FlowCut cut);
   std::vector<Value> binding_values(int global_scope, const NameBinding& binding);
+  /// Whether a function or class defined in a module or function body is only reachable by its
+  /// name through its decorator: one repository function whose every return is known (`@dec`,
+  /// `def dec(f): ...; return inner`), so the name holds what dec returns, not the definition.
+  bool replaced_by_decorator(int global_scope, const NameBinding& definition);
+  /// Whether every value a function may return resolves to something known (no external value,
+  /// no return the resolver cannot follow); returned parameters count as known.
+  bool returns_known(int function_scope);
   std::vector<Value> resolve_uncached(const std::string& text, int global_scope);
   std::vector<Value> class_attribute(int class_scope, const std::string& name, bool instance,
                                      bool exact, bool skip_first);
@@ -165,6 +188,7 @@ class Resolver {
   std::unordered_map<int, std::vector<int>> mro_;
   std::unordered_map<int, std::vector<std::string>> external_bases_direct_;
   std::unordered_map<int, std::vector<int>> returns_done_;
+  FlowCut flow_cut_;  ///< resolve_at's cut, for the first name of the text resolve_uncached reads next
   std::vector<std::vector<int>> subclasses_;
   bool subclasses_built_ = false;
   int depth_ = 0;
