@@ -309,6 +309,20 @@ class Linker {
   /// is (stores through other names, from other modules, by code outside the repository), so the
   /// call keeps its name match beside the resolved targets. A container local to the function, whose
   /// every store is in view (`reqs.append(h); reqs[-1].wait()`), is trusted.
+  /// "d[=s:k][=i:0]" -> "d[][]".
+  static std::string without_keys(const std::string& text) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      out += text[i];
+      if (text[i] == '[' && i + 1 < text.size() && text[i + 1] == '=') {
+        i = text.find(']', i);
+        if (i == std::string::npos) break;
+        out += ']';
+      }
+    }
+    return out;
+  }
+
   void link_call_on_container_element(const std::string& from, const RawReference& reference, int g) {
     if (auto call = method_call(reference.text); call && reads_shared_container(call->first, g))
       add_name_match(from, call->second, reference.line);
@@ -501,12 +515,20 @@ class Linker {
     call_targets(called, targets);
   }
 
-  void link_reference(const RawReference& reference) {
+  void link_reference(const RawReference& keyed_reference) {
+    // d["k"]() is written "d[=s:k]" for the resolver; everything else (placeholders, name
+    // matches) reads the plain "d[]" form.
+    std::optional<RawReference> plain;
+    if (keyed_reference.text.find("[=") != std::string::npos) {
+      plain = keyed_reference;
+      plain->text = without_keys(keyed_reference.text);
+    }
+    const RawReference& reference = plain ? *plain : keyed_reference;
     int g = resolver_.global(module_, reference.scope);
     // A lambda bound by a module- or class-level statement is referenced by that statement's variable.
     std::string from = reference.owner >= 0 ? reader_of(reference) : resolver_.symbol_id(g);
     link_built_fields(from, reference, components(reference.text), g);
-    auto values = resolver_.resolve_at(reference.text, g, reference.line);
+    auto values = resolver_.resolve_at(keyed_reference.text, g, reference.line);
     if (reference.kind == EdgeKind::reference) {
       for (const auto& v : values)
         if (v.kind == Value::Kind::function || v.kind == Value::Kind::class_)

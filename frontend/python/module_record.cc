@@ -201,6 +201,7 @@ void put_binding(ByteWriter& w, const NameBinding& b) {
   w.i64(b.line);
   w.i64(b.statement_first);
   w.i64(b.statement_last);
+  w.u64(b.has_key ? 1 : 0);
 }
 
 NameBinding binding_from(ByteReader& r) {
@@ -213,6 +214,7 @@ NameBinding binding_from(ByteReader& r) {
   b.line = r.i32();
   b.statement_first = r.i32();
   b.statement_last = r.i32();
+  b.has_key = r.u64() != 0;
   return b;
 }
 

@@ -47,6 +47,10 @@ struct NameBinding {
   /// same scope knows that it ran and replaced what was bound before it. 0 where not certain.
   int statement_first = 0;
   int statement_last = 0;
+  /// A container element stored under a constant key (`{"k": f}`, `d["k"] = f`, `dict(k=f)`):
+  /// besides "d[]" it is bound under its keyed name "d[=s:k]" (strings "s:", integers "i:"),
+  /// which reads with that constant key use instead (Resolver::keyed_element).
+  bool has_key = false;
 };
 
 /// One parameter set of a parametrize mark: pytest ids of its values as pytest would print them.

@@ -374,7 +374,7 @@ class ModuleParser {
 
   void bind(int scope, NameBinding binding) {
     using K = NameBinding::Kind;
-    if (certain_last_ > 0 && binding.name.find_first_of(".[") == std::string::npos &&
+    if (certain_last_ > 0 && certain_name(binding.name) &&
         (binding.kind == K::definition || binding.kind == K::module_import || binding.kind == K::from_import ||
          binding.kind == K::alias || binding.kind == K::call_result)) {
       binding.statement_first = certain_first_;
@@ -395,6 +395,55 @@ class ModuleParser {
       scope = 0;
     }
     record_.scopes[scope].bindings.push_back(std::move(binding));
+  }
+
+  /// A plain name, or a constant-keyed element of one ("d[=s:k]"): what a statement can replace.
+  static bool certain_name(std::string_view name) {
+    if (name.find('.') != std::string_view::npos) return false;
+    for (std::size_t at = name.find('['); at != std::string_view::npos; at = name.find('[', at + 1))
+      if (at + 1 >= name.size() || name[at + 1] != '=') return false;
+    return true;
+  }
+
+  /// The key of `d[k]` where k is a string or decimal integer literal that a dotted text can
+  /// carry ("s:name", "i:3"); none for anything else (names, expressions, other characters).
+  static std::optional<std::string> constant_key(TSNode index, std::string_view source_text) {
+    if (ts_node_is_null(index)) return std::nullopt;
+    if (is(index, "integer")) {
+      if (source_text.empty() || source_text.size() > 18 || (source_text.size() > 1 && source_text[0] == '0') ||
+          !std::all_of(source_text.begin(), source_text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return std::nullopt;
+      return "i:" + std::string(source_text);
+    }
+    if (!is(index, "string")) return std::nullopt;
+    auto value = string_literal_value(source_text);
+    return value ? string_key(*value) : std::nullopt;
+  }
+
+  /// "s:name" for a string key of the characters a dotted text can carry.
+  static std::optional<std::string> string_key(std::string_view value) {
+    if (value.empty() || value.size() > 64 || !std::all_of(value.begin(), value.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+        }))
+      return std::nullopt;
+    return "s:" + std::string(value);
+  }
+
+  std::optional<std::string> constant_key(TSNode index) const {
+    return ts_node_is_null(index) ? std::nullopt : constant_key(index, text(index));
+  }
+
+  /// `d["a"][0]`: "d[=s:a][=i:0]" where every subscript of a plain name has a constant key; none
+  /// otherwise (the plain "d[][]" form is then all there is).
+  std::optional<std::string> keyed_text(TSNode node, int depth = 0) const {
+    if (depth > 8) return std::nullopt;
+    if (is(node, "identifier")) return std::string(text(node));
+    if (!is(node, "subscript")) return std::nullopt;
+    auto key = constant_key(field(node, "subscript"));
+    if (!key) return std::nullopt;
+    auto container = keyed_text(field(node, "value"), depth + 1);
+    if (!container) return std::nullopt;
+    return *container + "[=" + *key + "]";
   }
 
   /// The class whose method `scope` is, when `name` is that method's first parameter.
@@ -431,6 +480,8 @@ class ModuleParser {
       return *function + "(" + argument_texts(field(node, "arguments"), depth + 1) + ")";
     }
     if (is(node, "subscript")) {
+      if (keyed_texts_)
+        if (auto keyed = keyed_text(node)) return *keyed;
       auto value = dotted_text(field(node, "value"), depth + 1);
       if (!value) return std::nullopt;
       return *value + "[]";
@@ -565,11 +616,11 @@ class ModuleParser {
     int first_, last_;
   };
 
-  /// The statement whose bindings an assignment makes: its expression statement (`a = f`) when
-  /// the assignment is the whole statement, else none.
-  TSNode assignment_statement(TSNode assignment) const {
+  /// The statement an assignment or a call is the whole of (`a = f`, `d.update(...)`): its
+  /// expression statement, else none.
+  TSNode whole_statement(TSNode expression) const {
     if (ts_node_is_null(body_statement_) || !is(body_statement_, "expression_statement") ||
-        ts_node_named_child_count(body_statement_) != 1 || !ts_node_eq(ts_node_named_child(body_statement_, 0), assignment))
+        ts_node_named_child_count(body_statement_) != 1 || !ts_node_eq(ts_node_named_child(body_statement_, 0), expression))
       return TSNode{};
     return body_statement_;
   }
@@ -869,12 +920,21 @@ class ModuleParser {
       reference.kind = EdgeKind::call;
       reference.line = line_of(node);
       reference.text = callee ? *callee : "<" + compact(text(function), kMaxCalleeText) + ">";
+      if (callee && callee->find('[') != std::string::npos) {
+        // d["k"](): the element stored under that key (Resolver::keyed_element).
+        keyed_texts_ = true;
+        if (auto keyed = dotted_text(function)) reference.text = *keyed;
+        keyed_texts_ = false;
+      }
       reference.arguments = call_arguments(arguments);
       if (reads_docstrings(reference.text)) record_read(scope, kDocstringReader, reference.line);
       record_.references.push_back(std::move(reference));
       visit(function, scope);
     }
-    if (!ts_node_is_null(function) && !ts_node_is_null(arguments)) bind_added_element(function, arguments, scope);
+    if (!ts_node_is_null(function) && !ts_node_is_null(arguments)) {
+      CertainBindings certain(*this, whole_statement(node), scope);
+      bind_added_element(function, arguments, scope);
+    }
     if (!ts_node_is_null(arguments)) {
       for (TSNode argument : children(arguments)) {
         TSNode value = is(argument, "keyword_argument") ? field(argument, "value") : argument;
@@ -897,7 +957,7 @@ class ModuleParser {
       if (!ts_node_is_null(left)) targets.push_back(left);
       value = field(value, "right");
     }
-    TSNode statement = assignment_statement(node);
+    TSNode statement = whole_statement(node);
     for (TSNode target : targets) {
       if (ts_node_is_null(value)) {
         bind_unknown_targets(target, scope);  // annotation only: `x: int`
@@ -1069,7 +1129,7 @@ class ModuleParser {
     if (is(target, "identifier")) {
       for (auto& binding : value_bindings(std::string(text(target)), value, line_of(target)))
         bind(scope, std::move(binding));
-      bind_elements(std::string(text(target)) + "[]", value, scope, 0);
+      bind_elements(std::string(text(target)) + "[]", value, scope, 0, std::string(text(target)));
       bind_slice(std::string(text(target)), value, scope);
       return;
     }
@@ -1077,8 +1137,17 @@ class ModuleParser {
       // d["k"] = f, table[0][1] = f: an element of a container a name holds.
       auto container = dotted_text(target);
       if (container && container->find_first_of(".(") == std::string::npos) {
-        for (auto& binding : value_bindings(*container, value, line_of(target))) bind(scope, std::move(binding));
-        bind_elements(*container + "[]", value, scope, 0);
+        auto keyed = keyed_text(target);  // d["k"] = f: also the element under "k"
+        for (auto& binding : value_bindings(*container, value, line_of(target))) {
+          if (keyed) {
+            NameBinding twin = binding;
+            twin.name = *keyed;
+            binding.has_key = true;
+            bind(scope, std::move(twin));
+          }
+          bind(scope, std::move(binding));
+        }
+        bind_elements(*container + "[]", value, scope, 0, keyed.value_or(""));
       } else if (int owner = instance_owner(field(target, "value"), scope); owner >= 0) {
         // self.hooks["k"] = f: an element of the container an instance attribute holds.
         std::string held = std::string(text(field(field(target, "value"), "attribute"))) + "[]";
@@ -1177,7 +1246,7 @@ class ModuleParser {
       // d.update({"k": f}), xs.extend([f, g]): the literal's elements join the container's;
       // d.update(other), xs.extend(mod.HANDLERS): what the other container holds; d.update(k=f): f.
       std::vector<NameBinding> elements;
-      argument_elements(held, arguments, 0, elements);
+      argument_elements(held, arguments, 0, elements, owner < 0 && name == "update" ? std::string(text(object)) : "");
       for (auto& binding : elements) add(std::move(binding));
       return;
     }
@@ -1194,45 +1263,67 @@ class ModuleParser {
 
   /// Elements of a dict, list, tuple or set literal, bound under "name[]" (nested: "name[][]"), so
   /// that name[k]() reaches every function the container holds.
-  void bind_elements(const std::string& name, TSNode value, int scope, int depth) {
+  void bind_elements(const std::string& name, TSNode value, int scope, int depth, const std::string& keyed = {}) {
     std::vector<NameBinding> elements;
-    element_bindings(name, value, depth, elements);
+    element_bindings(name, value, depth, elements, keyed);
     for (auto& binding : elements) bind(scope, std::move(binding));
   }
 
   /// The bindings bind_elements makes, collected (for containers held by instance attributes).
-  void element_bindings(const std::string& name, TSNode value, int depth, std::vector<NameBinding>& out) const {
+  /// `keyed`: the keyed name of the container ("d", "d[=s:a]") where its elements' constant keys
+  /// are followed; a dict's element under a constant key is bound under "keyed[=key]" as well.
+  void element_bindings(const std::string& name, TSNode value, int depth, std::vector<NameBinding>& out,
+                        const std::string& keyed = {}) const {
     if (ts_node_is_null(value) || depth > 4) return;
     if (is(value, "call") && text(field(value, "function")) == "dict")
-      return argument_elements(name, field(value, "arguments"), depth, out);
+      return argument_elements(name, field(value, "arguments"), depth, out, keyed);
     bool container = is(value, "dictionary") || is(value, "list") || is(value, "tuple") || is(value, "set");
     if (!container) return;
     for (TSNode element : children(value)) {
-      if (is(element, "pair")) element = field(element, "value");
+      std::optional<std::string> key;
+      if (is(element, "pair")) {
+        if (!keyed.empty()) key = constant_key(field(element, "key"));
+        element = field(element, "value");
+      }
       if (ts_node_is_null(element)) continue;
       if (is(element, "identifier") || is(element, "attribute") || is(element, "call") || is(element, "lambda")) {
-        NameBinding binding = value_binding(name, element, line_of(element));
-        if (binding.kind != NameBinding::Kind::other) out.push_back(std::move(binding));
+        push_element(value_binding(name, element, line_of(element)), key ? keyed + "[=" + *key + "]" : "", out);
       } else {
-        element_bindings(name + "[]", element, depth + 1, out);
+        element_bindings(name + "[]", element, depth + 1, out, key ? keyed + "[=" + *key + "]" : "");
       }
     }
   }
 
+  /// An element binding, with its keyed twin where `keyed_name` is one.
+  static void push_element(NameBinding binding, const std::string& keyed_name, std::vector<NameBinding>& out) {
+    if (binding.kind == NameBinding::Kind::other) return;
+    if (!keyed_name.empty()) {
+      NameBinding twin = binding;
+      twin.name = keyed_name;
+      binding.has_key = true;
+      out.push_back(std::move(twin));
+    }
+    out.push_back(std::move(binding));
+  }
+
   /// What the arguments of `dict(...)`, `d.update(...)` or `xs.extend(...)` put in the container: a
   /// keyword's value (`k=f`), another container's elements (`other`, `mod.HANDLERS`), a literal's.
-  void argument_elements(const std::string& name, TSNode arguments, int depth, std::vector<NameBinding>& out) const {
+  void argument_elements(const std::string& name, TSNode arguments, int depth, std::vector<NameBinding>& out,
+                         const std::string& keyed = {}) const {
     for (TSNode argument : children(arguments)) {
       if (is(argument, "keyword_argument")) {
         TSNode kept = field(argument, "value");
+        TSNode key = field(argument, "name");
         if (ts_node_is_null(kept)) continue;
-        NameBinding binding = value_binding(name, kept, line_of(kept));
-        if (binding.kind != NameBinding::Kind::other) out.push_back(std::move(binding));
+        std::string keyed_name;
+        if (!keyed.empty() && !ts_node_is_null(key))
+          if (auto constant = string_key(text(key))) keyed_name = keyed + "[=" + *constant + "]";
+        push_element(value_binding(name, kept, line_of(kept)), keyed_name, out);
       } else if (is(argument, "identifier") || is(argument, "attribute")) {
         if (auto other = dotted_text(argument))
           out.push_back({name, NameBinding::Kind::alias, *other + "[]", "", -1, line_of(argument)});
       } else {
-        element_bindings(name, argument, depth, out);
+        element_bindings(name, argument, depth, out, keyed);
       }
     }
   }
@@ -1471,6 +1562,7 @@ class ModuleParser {
         continue;
       }
       bindings[i].scope = function;
+      bindings[i].statement_first = bindings[i].statement_last = 0;  // made when the function runs
       record_.scopes[0].bindings.push_back(std::move(bindings[i]));
     }
     bindings = std::move(kept);
@@ -1894,6 +1986,7 @@ class ModuleParser {
   int body_scope_ = -1;                ///< the scope whose body that is
   int certain_first_ = 0;              ///< lines of the statement whose bindings are certain (CertainBindings)
   int certain_last_ = 0;
+  bool keyed_texts_ = false;           ///< dotted_text writes constant subscript keys (call references)
   bool annotated_statement_ = false;   ///< the statement is an annotated assignment (a field)
   std::vector<int> statement_variables_;  ///< variables the current statement binds
   int definition_owner_ = -1;          ///< scope whose header is being evaluated

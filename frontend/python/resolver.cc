@@ -58,11 +58,19 @@ std::vector<Component> split_components(const std::string& text) {
   while (i < text.size()) {
     Component c;
     while (i < text.size() && text[i] != '.' && text[i] != '(' && text[i] != '[') c.name += text[i++];
-    while (i < text.size() && (text[i] == '(' || text.compare(i, 2, "[]") == 0)) {
-      if (text[i] == '[') {
+    while (i < text.size() && (text[i] == '(' || text.compare(i, 2, "[]") == 0 || text.compare(i, 2, "[=") == 0)) {
+      if (text[i] == '[' && text[i + 1] == ']') {
         c.suffixes += '[';
         c.arguments.emplace_back();
         i += 2;
+        continue;
+      }
+      if (text[i] == '[') {  // "[=s:key]": a subscript with a constant key, kept as its argument
+        std::size_t close = text.find(']', i);
+        if (close == std::string::npos) return {};
+        c.suffixes += '[';
+        c.arguments.push_back({text.substr(i + 2, close - i - 2)});
+        i = close + 1;
         continue;
       }
       std::size_t close = i + 1;
@@ -443,27 +451,69 @@ std::vector<Value> Resolver::resolve(const std::string& text, int global_scope) 
   return values;
 }
 
+Resolver::FlowCut Resolver::flow_cut(int global_scope, std::string_view name, int line) const {
+  FlowCut cut;
+  for (const NameBinding* b : bindings_named(global_scope, name)) {
+    if (b->statement_last == 0 || (b->scope >= 0 && b->kind != NameBinding::Kind::definition)) continue;
+    if (b->statement_last < line) cut.first = std::max(cut.first, b->statement_first);
+    else if (b->statement_first > line) cut.next = cut.next == 0 ? b->statement_first : std::min(cut.next, b->statement_first);
+  }
+  return cut;
+}
+
 std::vector<Value> Resolver::resolve_at(const std::string& text, int global_scope, int line) {
-  std::size_t end = text.find_first_of(".([");
-  std::string_view head = std::string_view(text).substr(0, end);
-  int cut = 0, next = 0;
-  if (!head.empty() && head[0] != '@')
-    for (const NameBinding* b : bindings_named(global_scope, head)) {
-      if (b->statement_last == 0) continue;
-      if (b->statement_last < line) cut = std::max(cut, b->statement_first);
-      else if (b->statement_first > line) next = next == 0 ? b->statement_first : std::min(next, b->statement_first);
-    }
-  if (cut == 0 && next == 0) return resolve(text, global_scope);
-  const auto key = memo_key('F', global_scope, text + '\x1f' + std::to_string(cut) + '\x1f' + std::to_string(next));
+  std::string_view head = std::string_view(text).substr(0, text.find_first_of(".(["));
+  if (head.empty() || head[0] == '@') return resolve(text, global_scope);
+  const FlowCut cut = flow_cut(global_scope, head, line);
+  const bool keyed = text.find("[=") != std::string::npos;
+  if (!keyed && cut.first == 0 && cut.next == 0) return resolve(text, global_scope);
+  // Keyed elements are cut at the line itself; plain names only by the statements around it.
+  const std::string position = keyed ? std::to_string(line) : std::to_string(cut.first) + ':' + std::to_string(cut.next);
+  const auto key = memo_key('F', global_scope, text + '\x1f' + position);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
   in_progress_.insert(key);
-  flow_cut_ = {cut, next};
+  flow_cut_ = cut;
+  flow_line_ = line;
   auto values = resolve_uncached(text, global_scope);
   flow_cut_ = {};
+  flow_line_ = 0;
   in_progress_.erase(key);
   memo_[key] = values;
   return values;
+}
+
+int Resolver::binding_scope(int global_scope, const std::string& name) const {
+  for (int g = global_scope, first = 1;; first = 0) {
+    const Scope& s = scope(g);
+    if ((s.kind != Scope::Kind::class_ || first) && !bindings_named(g, name).empty()) return g;
+    if (s.kind == Scope::Kind::module) return -1;
+    g = global(module_of(g), s.parent);
+  }
+}
+
+bool Resolver::binds_prefix(int global_scope, std::string_view prefix) const {
+  const auto& index = binding_index_[global_scope];
+  auto it = std::lower_bound(index.begin(), index.end(), prefix,
+                             [](const auto& a, std::string_view p) { return a.first < p; });
+  return it != index.end() && it->first.starts_with(prefix);
+}
+
+std::vector<Value> Resolver::keyed_element(int home, const std::string& name, const std::vector<std::string>& unkeyed,
+                                           int line) {
+  std::vector<Value> out;
+  const FlowCut cut = line > 0 ? flow_cut(home, name, line) : FlowCut{};
+  if (cut.first > 0 || cut.next > 0) {
+    out = lookup_between(home, name, cut);
+  } else {
+    for (const NameBinding* b : bindings_named(home, name))
+      for (const auto& v : binding_values(home, *b)) append_unique(out, v);
+  }
+  for (const auto& plain : unkeyed)
+    for (const NameBinding* b : bindings_named(home, plain))
+      if (!b->has_key)
+        for (const auto& v : binding_values(home, *b)) append_unique(out, v);
+  return out;
 }
 
 std::vector<Value> Resolver::lookup_between(int global_scope, const std::string& name, FlowCut cut) {
@@ -489,6 +539,7 @@ std::vector<Value> Resolver::lookup_between(int global_scope, const std::string&
 
 std::vector<Value> Resolver::resolve_uncached(const std::string& text, int global_scope) {
   const FlowCut cut = std::exchange(flow_cut_, FlowCut{});
+  const int line = std::exchange(flow_line_, 0);
   auto components = split_components(text);
   if (components.empty() || components[0].name.empty()) return {};
   DepthGuard guard(depth_);
@@ -541,6 +592,8 @@ std::vector<Value> Resolver::resolve_uncached(const std::string& text, int globa
     // The builtin map (no scope binds the name) returns what its function returns.
     const bool builtin_map = values.empty() && head.name == "map";
     std::string element = head.name;  // d, then d[] (what d holds), d[][] while only subscripts follow
+    std::string keyed = head.name;    // d, then d[=s:k] while every subscript has a constant key
+    int home = -2;                    // the scope whose binding of the head keyed elements are read in
     for (std::size_t k = 0; k < head.suffixes.size(); ++k) {
       if (head.suffixes[k] == '(' && k == 0 && builtin_map) {
         values = mapped_values(head.arguments[k], global_scope);
@@ -549,9 +602,19 @@ std::vector<Value> Resolver::resolve_uncached(const std::string& text, int globa
         values = call_values(values, head.arguments[k], global_scope);
         element.clear();
       } else if (!element.empty()) {
+        std::string keyed_next = keyed.empty() || head.arguments[k].empty() ? "" : keyed + "[=" + head.arguments[k][0] + "]";
+        if (!keyed_next.empty() && home == -2) home = binding_scope(global_scope, head.name);
+        if (!keyed_next.empty() && home >= 0 && binds_prefix(home, keyed_next)) {
+          // d["k"] where the repository stored elements under "k": those, and the elements stored
+          // without a constant key (d[name] = f, d.update(other)), not the other keys' elements.
+          values = keyed_element(home, keyed_next, {keyed + "[]", element + "[]"}, home == global_scope ? line : 0);
+        } else {
+          keyed_next.clear();
+          values = lookup(global_scope, element + "[]");
+          if (values.empty() && element == head.name) values = held_elements(global_scope, head.name);
+        }
         element += "[]";
-        values = lookup(global_scope, element);
-        if (values.empty() && element == head.name + "[]") values = held_elements(global_scope, head.name);
+        keyed = std::move(keyed_next);
       } else {
         values.clear();
       }

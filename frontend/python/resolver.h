@@ -93,6 +93,16 @@ class Resolver {
   /// brings them back to the read) nor, where the values at `first` are all known, what earlier
   /// ones bound. Bindings made elsewhere (`global`) always count; where nothing is left, lookup.
   std::vector<Value> lookup_between(int global_scope, const std::string& name, FlowCut cut);
+  /// The cut of `name`'s certain bindings in a scope around a read at `line`.
+  FlowCut flow_cut(int global_scope, std::string_view name, int line) const;
+  /// The scope whose binding of `name` a read in `global_scope` finds (LEGB, as lookup), or -1.
+  int binding_scope(int global_scope, const std::string& name) const;
+  /// Whether some binding of the scope is named with that prefix ("d[=s:k]" and "d[=s:k][...]").
+  bool binds_prefix(int global_scope, std::string_view prefix) const;
+  /// A constant-keyed element read `name` ("d[=s:k]") in the scope `home` binding the container:
+  /// what is stored under that key (cut at `line` where the read is in `home` itself, 0: not), and
+  /// what the `unkeyed` container names ("d[]") hold without a key.
+  std::vector<Value> keyed_element(int home, const std::string& name, const std::vector<std::string>& unkeyed, int line);
   std::vector<Value> binding_values(int global_scope, const NameBinding& binding);
   /// Whether a function or class defined in a module or function body is only reachable by its
   /// name through its decorator: one repository function whose every return is known (`@dec`,
@@ -189,6 +199,7 @@ class Resolver {
   std::unordered_map<int, std::vector<std::string>> external_bases_direct_;
   std::unordered_map<int, std::vector<int>> returns_done_;
   FlowCut flow_cut_;  ///< resolve_at's cut, for the first name of the text resolve_uncached reads next
+  int flow_line_ = 0;  ///< resolve_at's line, for the keyed elements of that text
   std::vector<std::vector<int>> subclasses_;
   bool subclasses_built_ = false;
   int depth_ = 0;
