@@ -225,6 +225,7 @@ NativeIndex index_native(const std::vector<SourceFile>& files, IndexCache& cache
     frontend::cpp::CppParseOptions parse;
     parse.repository = tree.root();
     parse.threads = std::max(1u, options.threads);
+    if (!options.scratch_dir.empty()) parse.preamble_directory = options.scratch_dir / "preambles";
     util::Progress progress("parsing C++/CUDA", paths.size());
     if (!options.show_progress) progress.finish();
     auto parsed = frontend::cpp::parse_translation_units(

@@ -21,6 +21,7 @@
 
 #include "frontend/cpp/compile_flags.h"
 #include "frontend/cpp/fact_extractor.h"
+#include "frontend/cpp/preamble.h"
 #include "frontend/cpp/stub_headers.h"
 #include "util/hash.h"
 
@@ -149,11 +150,15 @@ class ShadowingFileSystem : public llvm::vfs::ProxyFileSystem {
 /// The real file system with the stub headers mounted under stub_directory() and the installed
 /// headers they replace hidden.
 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> file_system_with_stubs(bool with_stubs) {
-  if (!with_stubs)
-    return llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+  auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  add_preamble_header(*memory);  // a preamble's own source, which Clang checks when it reads one
+  if (!with_stubs) {
+    auto plain = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+    plain->pushOverlay(memory);
+    return plain;
+  }
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
       llvm::makeIntrusiveRefCnt<ShadowingFileSystem>(llvm::vfs::getRealFileSystem()));
-  auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   for (const StubHeader& stub : stub_headers()) {
     const std::string path = std::string(kStubDirectory) + "/" + std::string(stub.path);
     memory->addFile(path, 0, llvm::MemoryBuffer::getMemBuffer(stub.contents, path, /*RequiresNullTerminator=*/false));
@@ -232,7 +237,7 @@ std::optional<std::string> read_file(const fs::path& path) {
 }
 
 /// Parses one unit inside a crash-recovery context; never throws, never brings the process down.
-TranslationUnitFacts parse_one(const ResolvedOptions& options, const std::string& relative) {
+TranslationUnitFacts parse_one(const ResolvedOptions& options, const std::string& relative, PreambleCache* preambles) {
   const auto started = std::chrono::steady_clock::now();
   TranslationUnitFacts unit;
   FileFacts& facts = unit.facts;
@@ -248,6 +253,10 @@ TranslationUnitFacts parse_one(const ResolvedOptions& options, const std::string
   }
   facts.content_hash = util::content_hash(*bytes);
   unit.command_line = command_line(options, source);
+  std::vector<std::string> arguments = unit.command_line;
+  const std::optional<std::string> preamble = preambles ? preambles->preamble_for(arguments) : std::nullopt;
+  if (preamble) arguments.insert(arguments.end() - 1, {"-include-pch", *preamble});
+  unit.used_preamble = preamble.has_value();
 
   std::map<std::string, std::string> headers;
   const LocationNamer namer{options.repository.string()};
@@ -258,13 +267,19 @@ TranslationUnitFacts parse_one(const ResolvedOptions& options, const std::string
   bool finished = false;
   llvm::CrashRecoveryContext recovery;
   const bool survived = recovery.RunSafely([&] {
-    clang::tooling::ToolInvocation invocation(unit.command_line,
+    clang::tooling::ToolInvocation invocation(arguments,
                                               std::make_unique<FactAction>(target, namer, diagnostics), files.get());
     invocation.setDiagnosticConsumer(&diagnostics);
     invocation.run();  // false on any error; the facts found so far are kept either way
     finished = true;
   });
   unit.error_count = diagnostics.errors;
+  if (preamble && std::any_of(facts.diagnostics.begin(), facts.diagnostics.end(),
+                              [](const Diagnostic& d) { return preamble_rejected(d.message); })) {
+    // Stale or unreadable (the system headers changed since it was built): without it, once.
+    preambles->discard(*preamble);
+    return parse_one(options, relative, nullptr);
+  }
   if (!survived || !finished) {
     unit.crashed = true;
     facts.symbols.clear();
@@ -303,13 +318,16 @@ std::vector<TranslationUnitFacts> parse_translation_units(const std::vector<std:
   static std::once_flag recovery_enabled;
   std::call_once(recovery_enabled, [] { llvm::CrashRecoveryContext::Enable(); });
   const ResolvedOptions resolved = resolve(options);
+  std::optional<PreambleCache> preambles;
+  if (options.precompiled_preamble && !repo_relative_sources.empty())
+    preambles.emplace(options.preamble_directory, file_system_with_stubs(options.use_stub_headers));
   std::vector<TranslationUnitFacts> results(repo_relative_sources.size());
   std::atomic<std::size_t> next{0};
   std::size_t done = 0;
   std::mutex progress_mutex;
   auto work = [&] {
     for (std::size_t index = next++; index < repo_relative_sources.size(); index = next++) {
-      results[index] = parse_one(resolved, repo_relative_sources[index]);
+      results[index] = parse_one(resolved, repo_relative_sources[index], preambles ? &*preambles : nullptr);
       if (resolved.database_problem) results[index].facts.diagnostics.push_back(*resolved.database_problem);
       std::lock_guard lock(progress_mutex);
       ++done;

@@ -21,6 +21,8 @@ struct CppParseOptions {
   unsigned threads = 2;                                   ///< translation units parsed at once
   bool use_stub_headers = true;                           ///< serve torch/pybind11 stand-ins ahead of system headers
   std::vector<std::string> extra_arguments;               ///< appended to every command line
+  bool precompiled_preamble = true;                       ///< parse the standard headers once per language options (preamble.h)
+  std::optional<std::filesystem::path> preamble_directory;  ///< keep preambles there across calls; default: a temporary folder per call
 };
 
 /// A repository header a translation unit read, for cache invalidation.
@@ -38,7 +40,8 @@ struct TranslationUnitFacts {
   int error_count = 0;                    ///< Clang errors, missing includes included
   bool crashed = false;                   ///< Clang crashed; facts hold only the diagnostic
   double seconds = 0;                     ///< wall time spent on this unit
-  std::vector<std::string> command_line;  ///< the Clang command line used
+  std::vector<std::string> command_line;  ///< the Clang command line, without the preamble it was given
+  bool used_preamble = false;             ///< parsed with a precompiled preamble (preamble.h)
 };
 
 /// Reports progress: units finished, units in total, the unit just finished.

@@ -1228,7 +1228,9 @@ class FactConsumer : public ASTConsumer {
 
   void HandleTranslationUnit(ASTContext& context) override {
     FactVisitor visitor(context, target_, files_, *macros_);
-    visitor.TraverseDecl(context.getTranslationUnitDecl());
+    // The unit's own top-level declarations only: those of a precompiled preamble (standard
+    // headers, never repository code) would be deserialized just to be skipped.
+    for (Decl* declaration : context.getTranslationUnitDecl()->noload_decls()) visitor.TraverseDecl(declaration);
     visitor.finish();
   }
 

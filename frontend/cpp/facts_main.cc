@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
   bool print_flags = false;
   bool summary_only = false;
   bool no_stubs = false;
+  bool no_preamble = false;
   std::vector<std::string> extra_arguments;
   app.add_option("files", files, "C++/CUDA sources (.cpp, .cc, .cu, ...)")->required();
   app.add_option("--repo", repository, "repository root (paths in facts are relative to it)");
@@ -67,6 +68,7 @@ int main(int argc, char** argv) {
   app.add_flag("--print-flags", print_flags, "print each file's Clang command line instead of parsing");
   app.add_flag("--summary", summary_only, "print counts instead of the facts");
   app.add_flag("--no-stubs", no_stubs, "do not serve the torch/pybind11 stub headers");
+  app.add_flag("--no-preamble", no_preamble, "parse the standard headers in every unit (no precompiled preamble)");
   app.add_option("--extra-arg", extra_arguments, "an argument appended to every Clang command line");
   CLI11_PARSE(app, argc, argv);
 
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
   options.repository = repository;
   options.threads = threads;
   options.use_stub_headers = !no_stubs;
+  options.precompiled_preamble = !no_preamble;
   options.extra_arguments = extra_arguments;
   if (!compile_commands.empty()) options.compile_commands = compile_commands;
   std::vector<std::string> sources;
