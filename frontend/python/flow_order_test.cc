@@ -148,32 +148,23 @@ TEST(FlowOrder, ComprehensionTargetsAndAnnotationsBindNothingInTheScope) {
   EXPECT_TRUE(has_edge(facts, "py:m.annotated", "py:m.g", EdgeKind::call));
 }
 
-TEST(FlowOrder, ARepositoryDecoratorWithKnownReturnsReplacesTheName) {
+TEST(FlowOrder, ADecoratedNameKeepsItsDefinitionBesideTheWrapper) {
+  // The wrapper is one function for every use of the decorator, so "wrapper calls fn" reaches
+  // every decorated function at once (or, past the resolver's value limit, only some of them):
+  // on DeepSpeed every @instrument_w_nvtx hook would hang off one wrapped_fn. The decorated name
+  // keeps a direct edge to its own definition.
   auto facts = link_one(
-      "import functools\n"
       "def dec(fn):\n"
       "    def inner():\n"
       "        fn()\n"
       "    return inner\n"
-      "def opaque(fn):\n"
-      "    return REGISTRY.get(fn)\n"
       "@dec\n"
       "def func(): pass\n"
-      "@opaque\n"
-      "def kept(): pass\n"
-      "@functools.lru_cache\n"
-      "def cached(): pass\n"
       "def caller():\n"
-      "    func()\n"
-      "    kept()\n"
-      "    cached()\n");
+      "    func()\n");
   EXPECT_TRUE(has_edge(facts, "py:m.caller", "py:m.dec.inner", EdgeKind::call));
-  EXPECT_FALSE(has_edge(facts, "py:m.caller", "py:m.func", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:m.caller", "py:m.func", EdgeKind::call));
   EXPECT_TRUE(has_edge(facts, "py:m.dec.inner", "py:m.func", EdgeKind::call));
-  // What opaque returns is not known, and a library decorator returns a library wrapper that
-  // calls the function: both keep the definition.
-  EXPECT_TRUE(has_edge(facts, "py:m.caller", "py:m.kept", EdgeKind::call));
-  EXPECT_TRUE(has_edge(facts, "py:m.caller", "py:m.cached", EdgeKind::call));
 }
 
 }  // namespace

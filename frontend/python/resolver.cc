@@ -289,7 +289,6 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
     global_scope = global(m, b.scope);
   switch (b.kind) {
     case NameBinding::Kind::definition: {
-      if (replaced_by_decorator(global_scope, b)) return {};
       int target = global(m, b.scope);
       Value v;
       v.kind = scope(target).kind == Scope::Kind::class_ ? Value::Kind::class_ : Value::Kind::function;
@@ -380,33 +379,6 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
       return {};
   }
   return {};
-}
-
-bool Resolver::replaced_by_decorator(int global_scope, const NameBinding& definition) {
-  if (scope(global_scope).kind == Scope::Kind::class_) return false;  // methods keep their class's dispatch
-  const std::string applied = "(@" + std::to_string(definition.scope) + ")";
-  for (const NameBinding* b : bindings_named(global_scope, definition.name)) {
-    if (b->kind != NameBinding::Kind::alias || b->member != "@decorated" || !b->target.ends_with(applied)) continue;
-    std::string decorator = b->target.substr(0, b->target.size() - applied.size());
-    if (decorator.empty() || decorator.find_first_of("([@") != std::string::npos) return false;  // factories, chains
-    auto callees = resolve(decorator, global_scope);
-    return !callees.empty() && std::all_of(callees.begin(), callees.end(), [&](const Value& v) {
-      return v.kind == Value::Kind::function && !is_method(v.id) && returns_known(v.id);
-    });
-  }
-  return false;
-}
-
-bool Resolver::returns_known(int function_scope) {
-  const Scope& f = scope(function_scope);
-  if (f.returns.empty()) return false;
-  return std::all_of(f.returns.begin(), f.returns.end(), [&](const std::string& text) {
-    if (std::find(f.parameters.begin(), f.parameters.end(), text) != f.parameters.end()) return true;
-    auto values = resolve(text, function_scope);
-    return !values.empty() && std::none_of(values.begin(), values.end(), [](const Value& v) {
-      return v.kind == Value::Kind::external;
-    });
-  });
 }
 
 std::vector<Value> Resolver::module_attribute(const std::string& module, const std::string& name) {

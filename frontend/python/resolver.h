@@ -104,13 +104,6 @@ class Resolver {
   /// what the `unkeyed` container names ("d[]") hold without a key.
   std::vector<Value> keyed_element(int home, const std::string& name, const std::vector<std::string>& unkeyed, int line);
   std::vector<Value> binding_values(int global_scope, const NameBinding& binding);
-  /// Whether a function or class defined in a module or function body is only reachable by its
-  /// name through its decorator: one repository function whose every return is known (`@dec`,
-  /// `def dec(f): ...; return inner`), so the name holds what dec returns, not the definition.
-  bool replaced_by_decorator(int global_scope, const NameBinding& definition);
-  /// Whether every value a function may return resolves to something known (no external value,
-  /// no return the resolver cannot follow); returned parameters count as known.
-  bool returns_known(int function_scope);
   std::vector<Value> resolve_uncached(const std::string& text, int global_scope);
   std::vector<Value> class_attribute(int class_scope, const std::string& name, bool instance,
                                      bool exact, bool skip_first);
