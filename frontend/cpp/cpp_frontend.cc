@@ -319,8 +319,11 @@ std::vector<TranslationUnitFacts> parse_translation_units(const std::vector<std:
   std::call_once(recovery_enabled, [] { llvm::CrashRecoveryContext::Enable(); });
   const ResolvedOptions resolved = resolve(options);
   std::optional<PreambleCache> preambles;
-  if (options.precompiled_preamble && !repo_relative_sources.empty())
+  if (options.precompiled_preamble && !repo_relative_sources.empty()) {
     preambles.emplace(options.preamble_directory, file_system_with_stubs(options.use_stub_headers));
+    for (const std::string& source : repo_relative_sources)
+      preambles->expect(command_line(resolved, (resolved.repository / source).lexically_normal()));
+  }
   std::vector<TranslationUnitFacts> results(repo_relative_sources.size());
   std::atomic<std::size_t> next{0};
   std::size_t done = 0;

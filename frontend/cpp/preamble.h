@@ -35,20 +35,26 @@ class PreambleCache {
   PreambleCache(const PreambleCache&) = delete;
   PreambleCache& operator=(const PreambleCache&) = delete;
 
+  /// Counts a unit the call will parse with this command line (before any preamble_for): a missing
+  /// preamble is built only for options enough units share; one already on disk is always used.
+  void expect(const std::vector<std::string>& command_line);
   /// The preamble for a unit's command line, built on first use; none where there is none for its
-  /// language or it could not be built (the unit then parses everything itself).
+  /// language, too few units share it, or it could not be built (the unit then parses everything).
   std::optional<std::string> preamble_for(const std::vector<std::string>& command_line);
   /// Forgets a preamble Clang refused to read (stale after a system update); it is rebuilt next time.
   void discard(const std::string& path);
 
  private:
   std::optional<std::string> build(const std::vector<std::string>& options, const std::filesystem::path& output);
+  /// The file name of the preamble for a command line; none where there is none for its language.
+  static std::optional<std::string> name_for(const std::vector<std::string>& command_line);
 
   std::filesystem::path directory_;
   bool temporary_ = false;
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> files_;
   std::mutex mutex_;
   std::map<std::string, std::optional<std::string>> built_;  ///< by file name: path, or none when building failed
+  std::map<std::string, int> expected_;                      ///< by file name: units of this call
 };
 
 /// Mounts the preamble's source where Clang looks for it: building a preamble reads it, and

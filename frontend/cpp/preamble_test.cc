@@ -20,9 +20,13 @@ const fs::path kExtension = fs::path(FASTCI_SOURCE_DIR) / "tests" / "fixtures" /
 
 bool has_cuda() { return fs::exists("/usr/local/cuda/include/cuda_runtime.h"); }
 
+/// Each fixture unit three times: a missing preamble is built only for options three units share.
 std::vector<std::string> sources() {
-  std::vector<std::string> out = {"csrc/ops.cpp", "csrc/shapes.cpp"};
-  if (has_cuda()) out.push_back("csrc/kernels.cu");
+  std::vector<std::string> out;
+  for (int copy = 0; copy < 3; ++copy) {
+    for (const char* unit : {"csrc/ops.cpp", "csrc/shapes.cpp"}) out.emplace_back(unit);
+    if (has_cuda()) out.emplace_back("csrc/kernels.cu");
+  }
   return out;
 }
 
@@ -41,13 +45,14 @@ std::set<std::string> fact_lines(const TranslationUnitFacts& unit) {
   return out;
 }
 
-std::vector<TranslationUnitFacts> parse(bool preamble, std::optional<fs::path> directory = std::nullopt) {
+std::vector<TranslationUnitFacts> parse(bool preamble, std::optional<fs::path> directory = std::nullopt,
+                                        const std::vector<std::string>& units = sources()) {
   CppParseOptions options;
   options.repository = kExtension;
   options.threads = 1;
   options.precompiled_preamble = preamble;
   options.preamble_directory = directory;
-  return parse_translation_units(sources(), options);
+  return parse_translation_units(units, options);
 }
 
 TEST(Preamble, TheSameFactsWithAndWithoutIt) {
@@ -77,6 +82,22 @@ TEST(Preamble, AnUnreadablePreambleIsDroppedAndTheUnitParsedWithoutIt) {
     EXPECT_FALSE(second[i].used_preamble) << sources()[i];
   }
   for (const fs::path& path : built) EXPECT_FALSE(fs::exists(path)) << path;  // discarded, rebuilt next call
+  fs::remove_all(directory);
+}
+
+TEST(Preamble, BuiltOnlyForEnoughUnitsAndUsedOnceItExists) {
+  // Building one costs about what three units save: a call with one unit parses it in full, unless
+  // an earlier call left the preamble in the folder.
+  const fs::path directory = fs::temp_directory_path() / ("fastci-preamble-few-" + std::to_string(getpid()));
+  fs::remove_all(directory);
+  auto alone = parse(true, directory, {"csrc/ops.cpp"});
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_FALSE(alone[0].used_preamble);
+  EXPECT_FALSE(fs::exists(directory) && !fs::is_empty(directory));
+  parse(true, directory, {"csrc/ops.cpp", "csrc/shapes.cpp", "csrc/ops.cpp"});
+  auto later = parse(true, directory, {"csrc/ops.cpp"});
+  EXPECT_TRUE(later[0].used_preamble);
+  EXPECT_EQ(fact_lines(later[0]), fact_lines(alone[0]));
   fs::remove_all(directory);
 }
 
