@@ -12,12 +12,7 @@ namespace fastci::frontend::python {
 namespace {
 
 using testing::has_edge;
-
-RepositoryFacts link_one(const char* source) {
-  std::vector<ModuleRecord> modules;
-  modules.push_back(parse_module("m.py", source));
-  return link_modules(std::move(modules));
-}
+using testing::link_one;
 
 TEST(FlowOrder, TheLastBindingOfTheBodyBeforeAReadWins) {
   auto facts = link_one(

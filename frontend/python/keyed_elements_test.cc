@@ -11,12 +11,7 @@ namespace fastci::frontend::python {
 namespace {
 
 using testing::has_edge;
-
-RepositoryFacts link_one(const char* source) {
-  std::vector<ModuleRecord> modules;
-  modules.push_back(parse_module("m.py", source));
-  return link_modules(std::move(modules));
-}
+using testing::link_one;
 
 constexpr const char* kFunctions =
     "def f(): pass\n"

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "frontend/facts.h"
+#include "frontend/python/link_modules.h"
 #include "frontend/python/parse_module.h"
 #include "util/file.h"
 
@@ -39,6 +40,13 @@ inline std::vector<Edge> edges_from(const RepositoryFacts& facts, const std::str
     for (const auto& edge : file.edges)
       if (edge.from == from) out.push_back(edge);
   return out;
+}
+
+/// One module "m.py" of that source, parsed and linked on its own.
+inline RepositoryFacts link_one(const std::string& source) {
+  std::vector<ModuleRecord> modules;
+  modules.push_back(parse_module("m.py", source));
+  return link_modules(std::move(modules));
 }
 
 /// Whether there is an edge from -> to of that kind.
