@@ -237,7 +237,9 @@ std::optional<std::string> read_file(const fs::path& path) {
 }
 
 /// Parses one unit inside a crash-recovery context; never throws, never brings the process down.
-TranslationUnitFacts parse_one(const ResolvedOptions& options, const std::string& relative, PreambleCache* preambles) {
+/// `flags`: the unit's command line (command_line), computed once per call.
+TranslationUnitFacts parse_one(const ResolvedOptions& options, const std::string& relative,
+                               const std::vector<std::string>& flags, PreambleCache* preambles) {
   const auto started = std::chrono::steady_clock::now();
   TranslationUnitFacts unit;
   FileFacts& facts = unit.facts;
@@ -252,7 +254,7 @@ TranslationUnitFacts parse_one(const ResolvedOptions& options, const std::string
     return unit;
   }
   facts.content_hash = util::content_hash(*bytes);
-  unit.command_line = command_line(options, source);
+  unit.command_line = flags;
   std::vector<std::string> arguments = unit.command_line;
   const std::optional<std::string> preamble = preambles ? preambles->preamble_for(arguments) : std::nullopt;
   if (preamble) arguments.insert(arguments.end() - 1, {"-include-pch", *preamble});
@@ -278,7 +280,7 @@ TranslationUnitFacts parse_one(const ResolvedOptions& options, const std::string
                               [](const Diagnostic& d) { return preamble_rejected(d.message); })) {
     // Stale or unreadable (the system headers changed since it was built): without it, once.
     preambles->discard(*preamble);
-    return parse_one(options, relative, nullptr);
+    return parse_one(options, relative, flags, nullptr);
   }
   if (!survived || !finished) {
     unit.crashed = true;
@@ -318,11 +320,14 @@ std::vector<TranslationUnitFacts> parse_translation_units(const std::vector<std:
   static std::once_flag recovery_enabled;
   std::call_once(recovery_enabled, [] { llvm::CrashRecoveryContext::Enable(); });
   const ResolvedOptions resolved = resolve(options);
+  // Command lines first: the preamble cache counts the units of each set of options before any is parsed.
+  std::vector<std::vector<std::string>> flags;
+  for (const std::string& source : repo_relative_sources)
+    flags.push_back(command_line(resolved, (resolved.repository / source).lexically_normal()));
   std::optional<PreambleCache> preambles;
   if (options.precompiled_preamble && !repo_relative_sources.empty()) {
     preambles.emplace(options.preamble_directory, file_system_with_stubs(options.use_stub_headers));
-    for (const std::string& source : repo_relative_sources)
-      preambles->expect(command_line(resolved, (resolved.repository / source).lexically_normal()));
+    for (const auto& line : flags) preambles->expect(line);
   }
   std::vector<TranslationUnitFacts> results(repo_relative_sources.size());
   std::atomic<std::size_t> next{0};
@@ -330,7 +335,7 @@ std::vector<TranslationUnitFacts> parse_translation_units(const std::vector<std:
   std::mutex progress_mutex;
   auto work = [&] {
     for (std::size_t index = next++; index < repo_relative_sources.size(); index = next++) {
-      results[index] = parse_one(resolved, repo_relative_sources[index], preambles ? &*preambles : nullptr);
+      results[index] = parse_one(resolved, repo_relative_sources[index], flags[index], preambles ? &*preambles : nullptr);
       if (resolved.database_problem) results[index].facts.diagnostics.push_back(*resolved.database_problem);
       std::lock_guard lock(progress_mutex);
       ++done;

@@ -7,8 +7,6 @@
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Support/MemoryBuffer.h>
 
-#include <cstdlib>
-#include <system_error>
 #include <unistd.h>
 
 #include "frontend/cpp/stub_headers.h"
@@ -112,41 +110,39 @@ PreambleCache::~PreambleCache() {
   if (temporary_) fs::remove_all(directory_, error);
 }
 
-std::optional<std::string> PreambleCache::name_for(const std::vector<std::string>& command_line) {
-  auto options = preamble_options(command_line);
-  if (!options) return std::nullopt;
+std::string PreambleCache::name_of(const std::vector<std::string>& options) {
   std::string key = build_identity();
-  for (const std::string& option : *options) key += '\n' + option;
+  for (const std::string& option : options) key += '\n' + option;
   return "preamble-" + util::content_hash(key) + ".pch";
 }
 
 void PreambleCache::expect(const std::vector<std::string>& command_line) {
-  if (auto name = name_for(command_line)) {
+  if (auto options = preamble_options(command_line)) {
     std::lock_guard lock(mutex_);
-    ++expected_[*name];
+    ++expected_[name_of(*options)];
   }
 }
 
 std::optional<std::string> PreambleCache::preamble_for(const std::vector<std::string>& command_line) {
   if (directory_.empty()) return std::nullopt;
-  auto name = name_for(command_line);
-  if (!name) return std::nullopt;
+  auto options = preamble_options(command_line);
+  if (!options) return std::nullopt;
+  const std::string name = name_of(*options);
   // One build per preamble; units that need it meanwhile wait (it is a fraction of one unit's time).
   std::lock_guard lock(mutex_);
-  if (auto found = built_.find(*name); found != built_.end()) return found->second;
-  const fs::path path = directory_ / *name;
+  if (auto found = built_.find(name); found != built_.end()) return found->second;
+  const fs::path path = directory_ / name;
   std::error_code error;
   std::optional<std::string> result;
   if (fs::is_regular_file(path, error) && fs::file_size(path, error) > 0) {
     result = path.string();
-  } else if (expected_[*name] < kUnitsWorthABuild) {
+  } else if (expected_[name] < kUnitsWorthABuild) {
     // Building costs about as much as three units save; a call with fewer parses them in full.
     return std::nullopt;
   } else {
-    auto options = preamble_options(command_line);
     result = build(*options, path);
   }
-  built_[*name] = result;
+  built_[name] = result;
   return result;
 }
 

@@ -46,8 +46,8 @@ class PreambleCache {
 
  private:
   std::optional<std::string> build(const std::vector<std::string>& options, const std::filesystem::path& output);
-  /// The file name of the preamble for a command line; none where there is none for its language.
-  static std::optional<std::string> name_for(const std::vector<std::string>& command_line);
+  /// The file name of the preamble for a set of options (preamble_options).
+  static std::string name_of(const std::vector<std::string>& options);
 
   std::filesystem::path directory_;
   bool temporary_ = false;

@@ -309,20 +309,6 @@ class Linker {
   /// is (stores through other names, from other modules, by code outside the repository), so the
   /// call keeps its name match beside the resolved targets. A container local to the function, whose
   /// every store is in view (`reqs.append(h); reqs[-1].wait()`), is trusted.
-  /// "d[=s:k][=i:0]" -> "d[][]".
-  static std::string without_keys(const std::string& text) {
-    std::string out;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      out += text[i];
-      if (text[i] == '[' && i + 1 < text.size() && text[i + 1] == '=') {
-        i = text.find(']', i);
-        if (i == std::string::npos) break;
-        out += ']';
-      }
-    }
-    return out;
-  }
-
   void link_call_on_container_element(const std::string& from, const RawReference& reference, int g) {
     if (auto call = method_call(reference.text); call && reads_shared_container(call->first, g))
       add_name_match(from, call->second, reference.line);

@@ -427,6 +427,23 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes) {
   }
 }
 
+std::string keyed_element_name(std::string_view container, std::string_view key) {
+  return std::string(container) + "[=" + std::string(key) + "]";
+}
+
+std::string without_keys(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    out += text[i];
+    if (text[i] == '[' && i + 1 < text.size() && text[i + 1] == '=') {
+      i = text.find(']', i);
+      if (i == std::string_view::npos) break;
+      out += ']';
+    }
+  }
+  return out;
+}
+
 std::string module_name_for_path(std::string_view path) {
   std::string p(path);
   while (p.rfind("./", 0) == 0) p.erase(0, 2);

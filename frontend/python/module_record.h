@@ -159,4 +159,10 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes);
 /// Dotted module name of a repository-relative path (a/b/__init__.py -> a.b).
 std::string module_name_for_path(std::string_view path);
 
+/// The name of a container's element under a constant key: "d" and "s:k" -> "d[=s:k]" (see
+/// NameBinding::has_key); the resolver reads the key back as the subscript's argument.
+std::string keyed_element_name(std::string_view container, std::string_view key);
+/// A text with its constant keys dropped: "d[=s:k][=i:0]" -> "d[][]", the plain form.
+std::string without_keys(std::string_view text);
+
 }  // namespace fastci::frontend::python

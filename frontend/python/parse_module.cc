@@ -407,8 +407,9 @@ class ModuleParser {
 
   /// The key of `d[k]` where k is a string or decimal integer literal that a dotted text can
   /// carry ("s:name", "i:3"); none for anything else (names, expressions, other characters).
-  static std::optional<std::string> constant_key(TSNode index, std::string_view source_text) {
+  std::optional<std::string> constant_key(TSNode index) const {
     if (ts_node_is_null(index)) return std::nullopt;
+    const std::string_view source_text = text(index);
     if (is(index, "integer")) {
       if (source_text.empty() || source_text.size() > 18 || (source_text.size() > 1 && source_text[0] == '0') ||
           !std::all_of(source_text.begin(), source_text.end(), [](char c) { return c >= '0' && c <= '9'; }))
@@ -429,10 +430,6 @@ class ModuleParser {
     return "s:" + std::string(value);
   }
 
-  std::optional<std::string> constant_key(TSNode index) const {
-    return ts_node_is_null(index) ? std::nullopt : constant_key(index, text(index));
-  }
-
   /// `d["a"][0]`: "d[=s:a][=i:0]" where every subscript of a plain name has a constant key; none
   /// otherwise (the plain "d[][]" form is then all there is).
   std::optional<std::string> keyed_text(TSNode node, int depth = 0) const {
@@ -443,7 +440,7 @@ class ModuleParser {
     if (!key) return std::nullopt;
     auto container = keyed_text(field(node, "value"), depth + 1);
     if (!container) return std::nullopt;
-    return *container + "[=" + *key + "]";
+    return keyed_element_name(*container, *key);
   }
 
   /// The class whose method `scope` is, when `name` is that method's first parameter.
@@ -1138,15 +1135,10 @@ class ModuleParser {
       auto container = dotted_text(target);
       if (container && container->find_first_of(".(") == std::string::npos) {
         auto keyed = keyed_text(target);  // d["k"] = f: also the element under "k"
-        for (auto& binding : value_bindings(*container, value, line_of(target))) {
-          if (keyed) {
-            NameBinding twin = binding;
-            twin.name = *keyed;
-            binding.has_key = true;
-            bind(scope, std::move(twin));
-          }
-          bind(scope, std::move(binding));
-        }
+        std::vector<NameBinding> stored;
+        for (auto& binding : value_bindings(*container, value, line_of(target)))
+          push_element(std::move(binding), keyed.value_or(""), stored);
+        for (auto& binding : stored) bind(scope, std::move(binding));
         bind_elements(*container + "[]", value, scope, 0, keyed.value_or(""));
       } else if (int owner = instance_owner(field(target, "value"), scope); owner >= 0) {
         // self.hooks["k"] = f: an element of the container an instance attribute holds.
@@ -1287,14 +1279,15 @@ class ModuleParser {
       }
       if (ts_node_is_null(element)) continue;
       if (is(element, "identifier") || is(element, "attribute") || is(element, "call") || is(element, "lambda")) {
-        push_element(value_binding(name, element, line_of(element)), key ? keyed + "[=" + *key + "]" : "", out);
+        push_element(value_binding(name, element, line_of(element)), key ? keyed_element_name(keyed, *key) : "", out);
       } else {
-        element_bindings(name + "[]", element, depth + 1, out, key ? keyed + "[=" + *key + "]" : "");
+        element_bindings(name + "[]", element, depth + 1, out, key ? keyed_element_name(keyed, *key) : "");
       }
     }
   }
 
-  /// An element binding, with its keyed twin where `keyed_name` is one.
+  /// An element binding (none where its value is not followed), with its keyed twin where
+  /// `keyed_name` is one.
   static void push_element(NameBinding binding, const std::string& keyed_name, std::vector<NameBinding>& out) {
     if (binding.kind == NameBinding::Kind::other) return;
     if (!keyed_name.empty()) {
@@ -1317,7 +1310,7 @@ class ModuleParser {
         if (ts_node_is_null(kept)) continue;
         std::string keyed_name;
         if (!keyed.empty() && !ts_node_is_null(key))
-          if (auto constant = string_key(text(key))) keyed_name = keyed + "[=" + *constant + "]";
+          if (auto constant = string_key(text(key))) keyed_name = keyed_element_name(keyed, *constant);
         push_element(value_binding(name, kept, line_of(kept)), keyed_name, out);
       } else if (is(argument, "identifier") || is(argument, "attribute")) {
         if (auto other = dotted_text(argument))

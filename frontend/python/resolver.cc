@@ -574,7 +574,7 @@ std::vector<Value> Resolver::resolve_uncached(const std::string& text, int globa
         values = call_values(values, head.arguments[k], global_scope);
         element.clear();
       } else if (!element.empty()) {
-        std::string keyed_next = keyed.empty() || head.arguments[k].empty() ? "" : keyed + "[=" + head.arguments[k][0] + "]";
+        std::string keyed_next = keyed.empty() || head.arguments[k].empty() ? "" : keyed_element_name(keyed, head.arguments[k][0]);
         if (!keyed_next.empty() && home == -2) home = binding_scope(global_scope, head.name);
         if (!keyed_next.empty() && home >= 0 && binds_prefix(home, keyed_next)) {
           // d["k"] where the repository stored elements under "k": those, and the elements stored
