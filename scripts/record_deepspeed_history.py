@@ -273,6 +273,50 @@ def base_env(args, repo):
     return env
 
 
+MACHINE_PROBE = r"""
+import json, torch
+vendor = model = ""
+with open("/proc/cpuinfo") as fh:
+    for line in fh:
+        key, _, value = line.partition(":")
+        if key.strip() == "vendor_id" and not vendor: vendor = value.strip()
+        if key.strip() == "model name" and not model: model = value.strip()
+try:
+    fp16 = bool(torch.ops.mkldnn._is_mkldnn_fp16_supported())
+except Exception:
+    fp16 = False
+print(json.dumps({"cpu_vendor": vendor, "cpu_model": model, "mkldnn_fp16": fp16,
+                  "cpu_capability": torch.backends.cpu.get_cpu_capability()}))
+"""
+
+# What of the machine changes DeepSpeed's CPU test outcomes without any code changing: the CPU
+# accelerator lists float16 only where oneDNN supports it (Sapphire Rapids and later), and tests skip
+# half precision on AMD CPUs. A history mixing machines would show those flips as the commits' doing.
+MACHINE_KEYS = ("cpu_vendor", "mkldnn_fp16")
+
+
+def machine_fingerprint(args):
+    """The recording interpreter's view of the machine (MACHINE_PROBE)."""
+    proc = subprocess.run([args.python, "-c", MACHINE_PROBE], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, timeout=300)
+    if proc.returncode != 0:
+        raise SystemExit("recorder: cannot probe the machine with %s: %s" % (args.python, proc.stderr.strip()[-400:]))
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def check_machine(state, machine):
+    """Stops the recording where this machine differs from the start evidence's in MACHINE_KEYS."""
+    expected = state.get("machine")
+    if not expected:
+        return
+    differs = ["%s: %r here, %r at the start" % (k, machine.get(k), expected[k]) for k in MACHINE_KEYS
+               if k in expected and machine.get(k) != expected[k]]
+    if differs:
+        raise SystemExit("recorder: this machine is not the kind the history was started on (%s); its outcomes "
+                         "would change with the hardware, not the code. Resume on a machine of that kind."
+                         % "; ".join(differs))
+
+
 def run_group(cmd, cwd, env, timeout, log_path, report=None, hang_limit=None):
     """Runs cmd in its own process group; kills the whole group afterwards (pool workers included).
     With report and hang_limit: also kills it when the test that the report says is running has run for
@@ -992,8 +1036,13 @@ def main():
         with open(state_path, "w", encoding="utf-8") as fh:
             json.dump(state, fh, indent=1)
 
+    machine = machine_fingerprint(args)
+    log("machine: %s" % json.dumps(machine))
+    check_machine(state, machine)
     if args.phase in ("all", "commits", "mutants"):
         if time_left():
+            if not state.get("evidence"):
+                state["machine"] = {k: machine[k] for k in MACHINE_KEYS}
             record_evidence(args, repo, commits, state)
             save()
     executed_funcs, covered_files = executed_from_evidence(args, state)
@@ -1019,6 +1068,7 @@ def main():
             rec["results"] = results
             rec["wall_seconds"] = round(time.time() - t0, 1)
             rec["counts"] = counts(results)
+            rec["machine"] = machine
             if info["hangs"]:
                 rec["hangs"] = info["hangs"]
             if not info["prebuild_ok"]:
@@ -1112,7 +1162,7 @@ def main():
                 rec = {"kind": "mutant", "commit": sha, "base": entry["base"], "mutant_of": entry["commit"],
                        "mutant_id": number, "branch": "mutant/%d" % number, "subject": entry["subject"],
                        "mutation": mutation, "killed_by": killed, "results": results,
-                       "wall_seconds": round(time.time() - t0, 1), "counts": counts(results)}
+                       "wall_seconds": round(time.time() - t0, 1), "counts": counts(results), "machine": machine}
                 if info["hangs"]:
                     rec["hangs"] = info["hangs"]
                 if not info["prebuild_ok"]:
