@@ -62,6 +62,9 @@ unit/runtime/pipe/test_topology.py
 
 DEFAULT_PREBUILD_OPS = "CPUAdamBuilder,FusedAdamBuilder,ShareMemCommBuilder"
 
+# the folders whose changes a real commit's changed_files and executed_changed_* describe (--touch-paths)
+DEFAULT_TOUCH_PATHS = "deepspeed,accelerator,op_builder,csrc"
+
 # A small pytest plugin written next to the outputs: one JSON line per event, so that a run that is cut
 # short (a hanging distributed test makes DeepSpeed's harness call pytest.exit) still says what ran.
 REPORTER_PLUGIN = r'''
@@ -941,6 +944,9 @@ def main():
                    help="a commit counts when it touches one of these paths")
     p.add_argument("--mutate-paths", default="deepspeed,accelerator,op_builder,csrc",
                    help="paths whose added lines may be mutated")
+    p.add_argument("--touch-paths", default=DEFAULT_TOUCH_PATHS,
+                   help="paths whose changes each real commit's changed_files and executed_changed_* list "
+                   "(another framework: its code folders, e.g. torchtune)")
     p.add_argument("--tests-file", help="pytest arguments relative to the tests folder, one or more per line, "
                    "shell-quoted; a line with '::' that does not start with '-' or a quote is one test id, verbatim; "
                    "'#' starts a comment line (default: the built-in CPU subset)")
@@ -1013,11 +1019,13 @@ def main():
     commits = select_commits(args, repo)
     log("%d commits: %s^..%s" % (len(commits), commits[0]["commit"][:10], commits[-1]["commit"][:10]))
     words = test_args(args)
-    test_command = ("cd %s && %sLOCAL_SIZE=%d PYTHONPATH=%s.. TORCH_EXTENSIONS_DIR=<cache> DS_UNITTEST_TIMEOUT=%d "
+    test_command = ("cd %s && %sLOCAL_SIZE=%d PYTHONPATH=%s%s TORCH_EXTENSIONS_DIR=<cache> DS_UNITTEST_TIMEOUT=%d "
                     "%s -m pytest -p no:cacheprovider -rA %s" % (args.tests_subdir,
                                                                "".join("%s=%s " % (n, shlex.quote(v))
                                                                        for n, v in args.env),
                                                                args.local_size, "<shims>:" if args.shims else "",
+                                                               # the clone, seen from the tests folder
+                                                               os.path.relpath(".", args.tests_subdir).replace(os.sep, "/"),
                                                                args.test_timeout, args.python,
                                                                " ".join(shlex.quote(w) for w in words)))
     history = load_history(args) or {"format": HISTORY_FORMAT, "repository": "repo",
@@ -1075,7 +1083,7 @@ def main():
                 rec["prebuild_failed"] = True
             if info.get("not_collected"):
                 rec["not_collected"] = info["not_collected"]
-            rec.update(touch_info(repo, entry, executed_funcs, covered_files))
+            rec.update(touch_info(repo, entry, executed_funcs, covered_files, args.touch_paths.split(",")))
             history["commits"].append(rec)
             done[entry["commit"]] = rec
             save()
@@ -1198,9 +1206,10 @@ def cpp_rebuilt(args, path, since):
     return False
 
 
-def touch_info(repo, entry, executed_funcs, covered_files):
-    """Which changed functions/files of the commit the start evidence saw executed."""
-    changed = changed_lines(repo, entry["commit"], entry["base"], ["deepspeed", "accelerator", "op_builder", "csrc"])
+def touch_info(repo, entry, executed_funcs, covered_files, paths=None):
+    """Which changed functions/files (under paths, DeepSpeed's code folders by default) of the commit the
+    start evidence saw executed."""
+    changed = changed_lines(repo, entry["commit"], entry["base"], paths or DEFAULT_TOUCH_PATHS.split(","))
     funcs, files = set(), set()
     for path, lines in changed.items():
         if not path.endswith(".py"):
