@@ -1,6 +1,8 @@
 #include "callgraph/graph.h"
 
 #include <boost/graph/adjacency_list.hpp>
+#include <cstdint>
+#include <deque>
 #include <unordered_map>
 
 namespace fastci::callgraph {
@@ -9,19 +11,35 @@ using frontend::EdgeKind;
 using frontend::SymbolKind;
 
 namespace {
+// Hundreds of thousands of edges share a few thousand files: an edge keeps its file's index, and
+// the edge list is a vector (never an edge removed), not a node per edge.
 struct EdgeProperties {
   EdgeKind kind;
-  std::string file;
+  std::uint32_t file;
   int line;
 };
-using BoostGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
-                                         VertexInfo, EdgeProperties>;
+using BoostGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, VertexInfo,
+                                         EdgeProperties, boost::no_property, boost::vecS>;
 }  // namespace
 
 struct CallGraph::Impl {
   BoostGraph graph;
   std::unordered_map<std::string, VertexId> by_id;
   std::unordered_map<std::string, std::vector<VertexId>> by_file;
+  std::deque<std::string> files;  ///< call-site files, by EdgeProperties::file (a deque: views stay valid)
+  std::unordered_map<std::string_view, std::uint32_t> file_index;
+
+  std::uint32_t file_id(const std::string& file) {
+    if (auto it = file_index.find(file); it != file_index.end()) return it->second;
+    files.push_back(file);
+    auto id = static_cast<std::uint32_t>(files.size() - 1);
+    file_index.emplace(files.back(), id);
+    return id;
+  }
+
+  void add_edge(VertexId from, VertexId to, EdgeKind kind, const std::string& file, int line) {
+    boost::add_edge(from, to, EdgeProperties{kind, file_id(file), line}, graph);
+  }
 
   VertexId add_vertex(const frontend::Symbol& symbol) {
     auto [it, inserted] = by_id.try_emplace(symbol.id, 0);
@@ -53,7 +71,7 @@ struct CallGraph::Impl {
 
   EdgeInfo info(const BoostGraph::edge_descriptor& e) const {
     const auto& p = graph[e];
-    return {boost::source(e, graph), boost::target(e, graph), p.kind, p.file, p.line};
+    return {boost::source(e, graph), boost::target(e, graph), p.kind, files[p.file], p.line};
   }
 };
 
@@ -73,7 +91,7 @@ CallGraph CallGraph::build(const frontend::RepositoryFacts& facts) {
       VertexId to = g.vertex_for(edge.to);
       if (from == to) continue;
       if (edge.kind == EdgeKind::contains) std::swap(from, to);
-      boost::add_edge(from, to, EdgeProperties{edge.kind, edge.file, edge.line}, g.graph);
+      g.add_edge(from, to, edge.kind, edge.file.empty() ? file.path : edge.file, edge.line);
     }
     for (const auto& test : file.tests) {
       // Parametrized node ids share one function symbol; each id is its own test vertex so that
@@ -86,11 +104,9 @@ CallGraph CallGraph::build(const frontend::RepositoryFacts& facts) {
       symbol.first_line = symbol.last_line = test.line;
       VertexId t = g.add_vertex(symbol);
       if (!test.symbol.empty())
-        boost::add_edge(t, g.vertex_for(test.symbol), EdgeProperties{EdgeKind::call, test.file, test.line},
-                        g.graph);
+        g.add_edge(t, g.vertex_for(test.symbol), EdgeKind::call, test.file, test.line);
       for (const auto& fixture : test.fixtures)
-        boost::add_edge(t, g.vertex_for(fixture), EdgeProperties{EdgeKind::fixture, test.file, test.line},
-                        g.graph);
+        g.add_edge(t, g.vertex_for(fixture), EdgeKind::fixture, test.file, test.line);
     }
   }
   return result;

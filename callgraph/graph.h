@@ -26,12 +26,12 @@ struct VertexInfo {
   bool is_test = false;  ///< a runnable test (id "test:<runner id>"), not the function behind it
 };
 
-/// One dependency edge as stored (from depends on to).
+/// One dependency edge (from depends on to), as the graph hands it out.
 struct EdgeInfo {
   VertexId from = 0;
   VertexId to = 0;
   frontend::EdgeKind kind = frontend::EdgeKind::call;
-  std::string file;
+  std::string_view file;  ///< call-site file; points into the graph, valid while it lives
   int line = 0;
 };
 

@@ -65,7 +65,7 @@ struct Edge {
   std::string from;  ///< Symbol::id of the caller/user
   std::string to;    ///< Symbol::id of the target; "?<name>" for an unresolved placeholder
   EdgeKind kind = EdgeKind::call;
-  std::string file;  ///< call-site file
+  std::string file;  ///< call-site file; empty: the file of the FileFacts holding the edge
   int line = 0;      ///< call-site line
 };
 

@@ -44,7 +44,7 @@ json to_json(const FileFacts& facts) {
   json edges = json::array();
   for (const auto& e : facts.edges)
     edges.push_back({{"from", e.from}, {"to", e.to}, {"kind", to_string(e.kind)},
-                     {"file", e.file}, {"line", e.line}});
+                     {"file", e.file.empty() ? facts.path : e.file}, {"line", e.line}});
   json launches = json::array();
   for (const auto& l : facts.launches)
     launches.push_back({{"host", l.host_function}, {"kernel", l.kernel}, {"grid", l.grid},

@@ -213,7 +213,7 @@ void add_import_time_readers(const callgraph::CallGraph& graph, ChangeSet& chang
         const auto& reader = graph.vertex(e.from).symbol;
         if (reader.kind == frontend::SymbolKind::variable) queue.push_back(e.from);
         if (reader.kind != frontend::SymbolKind::module || !said.insert({reader.id, e.line}).second) continue;
-        changes.widenings.push_back({Widening::Scope::importers, e.file,
+        changes.widenings.push_back({Widening::Scope::importers, std::string(e.file),
                                      s.qualified_name + " is read by module-level code at line " + std::to_string(e.line) +
                                          " that runs on import: every test that imports " + reader.qualified_name +
                                          " is selected",

@@ -53,7 +53,7 @@ bool calls_distributed(const CallGraph& graph, VertexId v) {
   return false;
 }
 
-std::string where(const callgraph::EdgeInfo& e) { return e.file + ":" + std::to_string(e.line); }
+std::string where(const callgraph::EdgeInfo& e) { return std::string(e.file) + ":" + std::to_string(e.line); }
 
 ChangeKinds kinds_of(const ChangedSymbol& s, const CallGraph& graph) {
   ChangeKinds k;

@@ -1,9 +1,11 @@
 #include "frontend/python/link_modules.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -28,6 +30,7 @@ class Linker {
     for (std::size_t m = 0; m < modules_.size(); ++m) {
       module_ = static_cast<int>(m);
       seen_.clear();
+      text_ids_.clear();
       link_structure();
       link_imports();
       link_imported_variables();
@@ -218,8 +221,7 @@ class Linker {
       }
     }
     auto& edges = files_[resolver_.module_of(class_scope)].edges;
-    const std::string& file = files_[resolver_.module_of(class_scope)].path;
-    for (const auto& field : fields) edges.push_back({hub, field, EdgeKind::read, file, resolver_.scope(class_scope).line});
+    for (const auto& field : fields) edges.push_back({hub, field, EdgeKind::read, std::string(), resolver_.scope(class_scope).line});
     return hub;
   }
 
@@ -368,15 +370,18 @@ class Linker {
   }
 
   void add(const std::string& from, const std::string& to, EdgeKind kind, int line) {
-    std::string key = from;
-    key += '\x1f';
-    key += to;
-    key += '\x1f';
-    key += std::to_string(static_cast<int>(kind));
-    key += '\x1f';
-    key += std::to_string(line);
-    if (!seen_.insert(std::move(key)).second) return;
-    files_[module_].edges.push_back({from, to, kind, files_[module_].path, line});
+    if (!seen_.insert({text_id(from), text_id(to), line, kind}).second) return;
+    // Every edge of a module is in its own file: left empty (Edge::file), not copied 400,000 times.
+    files_[module_].edges.push_back({from, to, kind, std::string(), line});
+  }
+
+  /// A number per distinct symbol id of the module being linked, so that the edges already made
+  /// are told apart by integers (building a string key per edge was a tenth of linking).
+  std::uint32_t text_id(const std::string& text) {
+    if (auto it = text_ids_.find(std::string_view(text)); it != text_ids_.end()) return it->second;
+    auto id = static_cast<std::uint32_t>(text_ids_.size());
+    text_ids_.emplace(text, id);
+    return id;
   }
 
   /// contains: module -> top-level definitions, class -> its definitions; override edges.
@@ -547,7 +552,25 @@ class Linker {
   std::vector<FileFacts>& files_;
   Resolver resolver_;
   int module_ = 0;
-  std::unordered_set<std::string> seen_;
+  /// An edge of the module being linked, by text_id: the same edge made twice is kept once.
+  struct EdgeKey {
+    std::uint32_t from, to;
+    int line;
+    EdgeKind kind;
+    bool operator==(const EdgeKey&) const = default;
+  };
+  struct EdgeKeyHash {
+    std::size_t operator()(const EdgeKey& k) const {
+      std::uint64_t h = (std::uint64_t{k.from} << 32 | k.to) * 0x9E3779B97F4A7C15ull;
+      return h ^ (static_cast<std::uint64_t>(k.line) << 8 | static_cast<std::uint64_t>(k.kind));
+    }
+  };
+  std::unordered_set<EdgeKey, EdgeKeyHash> seen_;
+  struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+  };
+  std::unordered_map<std::string, std::uint32_t, TextHash, std::equal_to<>> text_ids_;
   /// Variables by global scope and name.
   std::unordered_map<int, std::unordered_map<std::string, std::vector<std::string>>> variables_;
   std::unordered_set<std::string> variable_names_;

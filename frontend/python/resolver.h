@@ -44,7 +44,13 @@ class Resolver {
   int scope_count() const { return static_cast<int>(scope_module_.size()); }
   const Scope& scope(int global_scope) const;
   const ModuleRecord& module(int index) const { return modules_[index]; }
-  std::string symbol_id(int global_scope) const { return "py:" + scope(global_scope).qualified_name; }
+  /// "py:<qualified name>" of a scope, made once (linking asks for it about once per edge end).
+  const std::string& symbol_id(int global_scope) const {
+    if (symbol_ids_.empty()) symbol_ids_.resize(scope_module_.size());
+    std::string& id = symbol_ids_[global_scope];
+    if (id.empty()) id = "py:" + scope(global_scope).qualified_name;
+    return id;
+  }
 
   /// Module index of a dotted name as imported from `from_module` (suffix match for sys.path
   /// roots below the repository root); -1 when it is not a file of the repository.
@@ -163,6 +169,7 @@ class Resolver {
   const std::vector<ModuleRecord>& modules_;
   std::vector<int> offsets_;
   std::vector<int> scope_module_;
+  mutable std::vector<std::string> symbol_ids_;  ///< by global scope; "" until symbol_id asks
   std::unordered_map<std::string, int> module_index_;
   std::unordered_set<std::string> packages_;
   std::unordered_map<std::string, std::vector<int>> by_suffix_;
