@@ -55,6 +55,28 @@ TEST(CallGraph, KeepsPlaceholdersAndTestVertices) {
   EXPECT_FALSE(graph.vertex(*graph.find("py:tests.test_api")).is_test);
 }
 
+TEST(CallGraph, AnEdgeWithoutAFileIsInItsFactsFileAndFilesAreSharedNotMixed) {
+  frontend::RepositoryFacts facts;
+  frontend::FileFacts a;
+  a.path = "pkg/a.py";
+  a.symbols = {symbol("a.f"), symbol("a.g")};
+  a.edges = {{"py:a.f", "py:a.g", EdgeKind::call, "", 7}, {"py:a.g", "py:b.h", EdgeKind::call, "pkg/inline.h", 9}};
+  frontend::FileFacts b;
+  b.path = "pkg/b.py";
+  b.symbols = {symbol("b.h")};
+  b.edges = {{"py:b.h", "py:a.g", EdgeKind::call, "", 4}};
+  facts.files = {a, b};
+  auto graph = CallGraph::build(facts);
+  std::map<std::string, std::string> where;
+  for (const char* id : {"py:a.f", "py:a.g", "py:b.h"})
+    for (const auto& e : graph.dependencies(*graph.find(id)))
+      where[graph.vertex(e.from).symbol.id + "->" + graph.vertex(e.to).symbol.id] =
+          std::string(e.file) + ":" + std::to_string(e.line);
+  EXPECT_EQ(where, (std::map<std::string, std::string>{{"py:a.f->py:a.g", "pkg/a.py:7"},
+                                                       {"py:a.g->py:b.h", "pkg/inline.h:9"},
+                                                       {"py:b.h->py:a.g", "pkg/b.py:4"}}));
+}
+
 TEST(Impact, ReachesEveryParametrizedIdWithAShortestWitness) {
   auto graph = CallGraph::build(sample());
   auto hits = tests_reaching(graph, {"py:mod.helper"});

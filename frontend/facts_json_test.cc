@@ -27,6 +27,13 @@ TEST(FactsJson, RoundTripsEveryField) {
   EXPECT_FALSE(back->parsed);
 }
 
+TEST(FactsJson, AnEdgeWithoutAFileIsWrittenWithItsFactsFile) {
+  FileFacts f;
+  f.path = "pkg/mod.py";
+  f.edges.push_back({"py:pkg.mod.f", "py:pkg.mod.g", EdgeKind::call, "", 4});
+  EXPECT_EQ(to_json(f)["edges"][0]["file"], "pkg/mod.py");
+}
+
 TEST(FactsJson, RejectsMalformedInputWithoutThrowing) {
   auto bad = file_facts_from_json(nlohmann::json{{"path", 3}});
   ASSERT_FALSE(bad.ok());
