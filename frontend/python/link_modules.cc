@@ -371,12 +371,12 @@ class Linker {
 
   void add(const std::string& from, const std::string& to, EdgeKind kind, int line) {
     if (!seen_.insert({text_id(from), text_id(to), line, kind}).second) return;
-    // Every edge of a module is in its own file: left empty (Edge::file), not copied 400,000 times.
+    // Every edge of a module is in its own file: left empty (Edge::file) rather than copied into each.
     files_[module_].edges.push_back({from, to, kind, std::string(), line});
   }
 
   /// A number per distinct symbol id of the module being linked, so that the edges already made
-  /// are told apart by integers (building a string key per edge was a tenth of linking).
+  /// are told apart by integers, not by a string key built and allocated for every edge made.
   std::uint32_t text_id(const std::string& text) {
     if (auto it = text_ids_.find(std::string_view(text)); it != text_ids_.end()) return it->second;
     auto id = static_cast<std::uint32_t>(text_ids_.size());
