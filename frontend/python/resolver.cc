@@ -1,9 +1,11 @@
 #include "frontend/python/resolver.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <optional>
 #include <set>
 #include <utility>
-#include <cstdlib>
 
 namespace fastci::frontend::python {
 
@@ -240,6 +242,65 @@ std::uint64_t Resolver::memo_key(char tag, std::uint32_t subject, std::string_vi
          (static_cast<std::uint64_t>(subject & 0xFFFFFFu) << 32) | intern(text);
 }
 
+namespace {
+bool same_values(const std::vector<Value>& a, const std::vector<Value>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Value& x, const Value& y) {
+    return x.kind == y.kind && x.id == y.id && x.text == y.text && x.exact == y.exact && x.receiver == y.receiver;
+  });
+}
+
+/// How often the question at the head of a cycle is asked again while its answer still grows.
+constexpr int kMaxRounds = 6;
+constexpr int kNoCycle = std::numeric_limits<int>::max();
+}  // namespace
+
+template <class Compute>
+std::vector<Value> Resolver::memoized(std::uint64_t key, bool counts_depth, Compute&& compute) {
+  if (auto it = memo_.find(key); it != memo_.end()) {
+    if (!provisional_lows_.empty())
+      if (auto p = provisional_lows_.find(key); p != provisional_lows_.end()) low_ = std::min(low_, p->second);
+    return it->second;
+  }
+  if (auto open = open_.find(key); open != open_.end()) {
+    // A cycle: this question is still being answered further up; what it has so far.
+    low_ = std::min(low_, open->second.first);
+    return open->second.second;
+  }
+  if (depth_ > kMaxDepth) return {};
+  std::optional<DepthGuard> guard;
+  if (counts_depth) guard.emplace(depth_);
+  const int position = static_cast<int>(open_.size());
+  const std::size_t mark = provisional_.size();
+  const int outer_low = low_;
+  std::vector<Value> answer;
+  for (int round = 1;; ++round) {
+    open_[key] = {position, answer};
+    low_ = kNoCycle;
+    std::vector<Value> next = compute();
+    open_.erase(key);
+    if (low_ < position) {
+      // It leaned on a question still open above it: right only until that one is answered.
+      memo_[key] = next;
+      provisional_.push_back(key);
+      provisional_lows_[key] = low_;
+      low_ = std::min(outer_low, low_);
+      return next;
+    }
+    // What was answered provisionally inside leaned on this question's partial answer: asked again later.
+    for (std::size_t i = mark; i < provisional_.size(); ++i) {
+      memo_.erase(provisional_[i]);
+      provisional_lows_.erase(provisional_[i]);
+    }
+    provisional_.resize(mark);
+    const bool again = low_ == position && !same_values(next, answer) && round < kMaxRounds;
+    answer = std::move(next);
+    if (!again) break;
+  }
+  memo_[key] = answer;
+  low_ = outer_low;
+  return answer;
+}
+
 bool Resolver::star_exports(int module, const std::string& name) const {
   const auto& exports = modules_[module].star_exports;
   if (exports) return std::find(exports->begin(), exports->end(), name) != exports->end();
@@ -248,38 +309,34 @@ bool Resolver::star_exports(int module, const std::string& name) const {
 
 std::vector<Value> Resolver::lookup(int global_scope, const std::string& name) {
   const auto key = memo_key('L', global_scope, name);
-  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-  if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
-  DepthGuard guard(depth_);
-  in_progress_.insert(key);
-  std::vector<Value> out;
-  int g = global_scope;
-  bool first = true;
-  while (true) {
-    const Scope& s = scope(g);
-    if (s.kind == Scope::Kind::module) {
-      out = module_attribute(modules_[module_of(g)].module_name, name);
-      if (out.empty()) {
-        // A module-level name with no value the linker follows still shadows builtins.
-        auto bindings = bindings_named(g, name);
-        (void)bindings;
-      }
-      break;
-    }
-    if (s.kind != Scope::Kind::class_ || first) {
-      auto bindings = bindings_named(g, name);
-      if (!bindings.empty()) {
-        for (const NameBinding* b : bindings)
-          for (const auto& v : binding_values(g, *b)) append_unique(out, v);
+  return memoized(key, true, [&] {
+    std::vector<Value> out;
+    int g = global_scope;
+    bool first = true;
+    while (true) {
+      const Scope& s = scope(g);
+      if (s.kind == Scope::Kind::module) {
+        out = module_attribute(modules_[module_of(g)].module_name, name);
+        if (out.empty()) {
+          // A module-level name with no value the linker follows still shadows builtins.
+          auto bindings = bindings_named(g, name);
+          (void)bindings;
+        }
         break;
       }
+      if (s.kind != Scope::Kind::class_ || first) {
+        auto bindings = bindings_named(g, name);
+        if (!bindings.empty()) {
+          for (const NameBinding* b : bindings)
+            for (const auto& v : binding_values(g, *b)) append_unique(out, v);
+          break;
+        }
+      }
+      first = false;
+      g = global(module_of(g), s.parent);
     }
-    first = false;
-    g = global(module_of(g), s.parent);
-  }
-  in_progress_.erase(key);
-  memo_[key] = out;
-  return out;
+    return out;
+  });
 }
 
 std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding& b) {
@@ -383,44 +440,37 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
 
 std::vector<Value> Resolver::module_attribute(const std::string& module, const std::string& name) {
   const auto key = memo_key('M', intern(module), name);
-  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-  if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
-  DepthGuard guard(depth_);
-  in_progress_.insert(key);
-  std::vector<Value> out;
-  auto index = module_index_.find(module);
-  if (index != module_index_.end()) {
-    int g = global(index->second, 0);
-    auto bindings = bindings_named(g, name);
-    for (const NameBinding* b : bindings)
-      for (const auto& v : binding_values(g, *b)) append_unique(out, v);
-    if (out.empty() && bindings.empty()) {
-      for (const auto& b : scope(g).bindings) {
-        if (b.kind != NameBinding::Kind::star_import) continue;
-        int found = find_module(b.target, index->second);
-        if (found < 0 || !star_exports(found, name)) continue;
-        for (const auto& v : module_attribute(modules_[found].module_name, name)) append_unique(out, v);
-        if (!out.empty()) break;
+  return memoized(key, true, [&] {
+    std::vector<Value> out;
+    auto index = module_index_.find(module);
+    if (index != module_index_.end()) {
+      int g = global(index->second, 0);
+      auto bindings = bindings_named(g, name);
+      for (const NameBinding* b : bindings)
+        for (const auto& v : binding_values(g, *b)) append_unique(out, v);
+      if (out.empty() && bindings.empty()) {
+        for (const auto& b : scope(g).bindings) {
+          if (b.kind != NameBinding::Kind::star_import) continue;
+          int found = find_module(b.target, index->second);
+          if (found < 0 || !star_exports(found, name)) continue;
+          for (const auto& v : module_attribute(modules_[found].module_name, name)) append_unique(out, v);
+          if (!out.empty()) break;
+        }
       }
     }
-  }
-  if (out.empty() && is_repository_module(module + "." + name)) {
-    out.push_back(module_value(module + "." + name));
-  }
-  in_progress_.erase(key);
-  memo_[key] = out;
-  return out;
+    if (out.empty() && is_repository_module(module + "." + name)) {
+      out.push_back(module_value(module + "." + name));
+    }
+    return out;
+  });
 }
 
 std::vector<Value> Resolver::resolve(const std::string& text, int global_scope) {
   const auto key = memo_key('E', global_scope, text);
-  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-  if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
-  in_progress_.insert(key);
-  auto values = resolve_uncached(text, global_scope);
-  in_progress_.erase(key);
-  memo_[key] = values;
-  return values;
+  return memoized(key, false, [&] {
+    auto values = resolve_uncached(text, global_scope);
+    return values;
+  });
 }
 
 Resolver::FlowCut Resolver::flow_cut(int global_scope, std::string_view name, int line) const {
@@ -442,17 +492,14 @@ std::vector<Value> Resolver::resolve_at(const std::string& text, int global_scop
   // Keyed elements are cut at the line itself; plain names only by the statements around it.
   const std::string position = keyed ? std::to_string(line) : std::to_string(cut.first) + ':' + std::to_string(cut.next);
   const auto key = memo_key('F', global_scope, text + '\x1f' + position);
-  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-  if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
-  in_progress_.insert(key);
-  flow_cut_ = cut;
-  flow_line_ = line;
-  auto values = resolve_uncached(text, global_scope);
-  flow_cut_ = {};
-  flow_line_ = 0;
-  in_progress_.erase(key);
-  memo_[key] = values;
-  return values;
+  return memoized(key, false, [&] {
+    flow_cut_ = cut;
+    flow_line_ = line;
+    auto values = resolve_uncached(text, global_scope);
+    flow_cut_ = {};
+    flow_line_ = 0;
+    return values;
+  });
 }
 
 int Resolver::binding_scope(int global_scope, const std::string& name) const {
@@ -708,35 +755,31 @@ std::vector<Value> Resolver::attribute(const std::vector<Value>& values, const s
 
 std::vector<Value> Resolver::super_attribute(int class_scope, const std::string& name) {
   const auto key = memo_key('S', class_scope, name);
-  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-  if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
-  DepthGuard guard(depth_);
-  in_progress_.insert(key);
-  // The receiver is an instance of the class or of any subclass; in each one's MRO, super()
-  // continues after the class: in a diamond D(B, C), B's super() reaches C for a D.
-  std::vector<int> types = {class_scope};
-  for (int sub : subclasses(class_scope))
-    if (types.size() < 256) types.push_back(sub);
-  std::vector<Value> out;
-  for (int type : types) {
-    const std::vector<int> order = mro(type);
-    auto at = std::find(order.begin(), order.end(), class_scope);
-    if (at == order.end()) continue;
-    for (auto next = at + 1; next != order.end(); ++next) {
-      auto bindings = bindings_named(*next, name);
-      for (const NameBinding* b : bindings)
-        for (const auto& v : binding_values(*next, *b)) append_unique(out, v);
-      if (!bindings.empty()) break;
+  return memoized(key, true, [&] {
+    // The receiver is an instance of the class or of any subclass; in each one's MRO, super()
+    // continues after the class: in a diamond D(B, C), B's super() reaches C for a D.
+    std::vector<int> types = {class_scope};
+    for (int sub : subclasses(class_scope))
+      if (types.size() < 256) types.push_back(sub);
+    std::vector<Value> out;
+    for (int type : types) {
+      const std::vector<int> order = mro(type);
+      auto at = std::find(order.begin(), order.end(), class_scope);
+      if (at == order.end()) continue;
+      for (auto next = at + 1; next != order.end(); ++next) {
+        auto bindings = bindings_named(*next, name);
+        for (const NameBinding* b : bindings)
+          for (const auto& v : binding_values(*next, *b)) append_unique(out, v);
+        if (!bindings.empty()) break;
+      }
     }
-  }
-  if (out.empty()) {
-    // Nothing in the repository's classes: an attribute set on the instance or a library base's.
-    out = class_attribute(class_scope, name, true, false, true);
-  }
-  for (auto& f : out) f.receiver = -1;  // super() names its implementations, not a virtual call
-  in_progress_.erase(key);
-  memo_[key] = out;
-  return out;
+    if (out.empty()) {
+      // Nothing in the repository's classes: an attribute set on the instance or a library base's.
+      out = class_attribute(class_scope, name, true, false, true);
+    }
+    for (auto& f : out) f.receiver = -1;  // super() names its implementations, not a virtual call
+    return out;
+  });
 }
 
 bool Resolver::is_autograd_function(int class_scope) {
@@ -759,14 +802,10 @@ std::vector<Value> Resolver::class_attribute(int class_scope, const std::string&
   // One tag per combination of the three flags (0x10-0x17), apart from the letters the others use.
   const auto key = memo_key(static_cast<char>(0x10 | (instance ? 1 : 0) | (exact ? 2 : 0) | (skip_first ? 4 : 0)),
                             class_scope, name);
-  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-  if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
-  DepthGuard guard(depth_);
-  in_progress_.insert(key);
-  auto out = class_attribute_uncached(class_scope, name, instance, exact, skip_first);
-  in_progress_.erase(key);
-  memo_[key] = out;
-  return out;
+  return memoized(key, true, [&] {
+    auto out = class_attribute_uncached(class_scope, name, instance, exact, skip_first);
+    return out;
+  });
 }
 
 std::vector<Value> Resolver::class_attribute_uncached(int class_scope, const std::string& name, bool instance,
@@ -941,32 +980,28 @@ std::vector<Value> Resolver::parameter_flow(int function_scope, const std::strin
   auto at = std::find(f.parameters.begin(), f.parameters.end(), name);
   if (at == f.parameters.end()) return {};
   const auto key = memo_key('P', function_scope, name);
-  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-  if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
-  DepthGuard guard(depth_);
-  in_progress_.insert(key);
-  const auto index = static_cast<std::size_t>(at - f.parameters.begin());
-  std::vector<Value> out;
-  for (auto [m, r] : call_sites(function_scope)) {
-    const RawReference& site = modules_[m].references[r];
-    int caller = global(m, site.scope);
-    int offset = argument_offset(function_scope, site, caller);
-    if (offset < 0) continue;
-    // By keyword, else by position (positional arguments come first and hold no '=').
-    std::string passed;
-    for (const auto& argument : site.arguments)
-      if (argument.size() > name.size() && argument.starts_with(name) && argument[name.size()] == '=')
-        passed = argument.substr(name.size() + 1);
-    std::size_t position = index - static_cast<std::size_t>(offset);
-    if (passed.empty() && index >= static_cast<std::size_t>(offset) && position < site.arguments.size() &&
-        site.arguments[position].find('=') == std::string::npos)
-      passed = site.arguments[position];
-    if (!passed.empty())
-      for (const auto& v : resolve(passed, caller)) append_unique(out, v);
-  }
-  in_progress_.erase(key);
-  memo_[key] = out;
-  return out;
+  return memoized(key, true, [&] {
+    const auto index = static_cast<std::size_t>(at - f.parameters.begin());
+    std::vector<Value> out;
+    for (auto [m, r] : call_sites(function_scope)) {
+      const RawReference& site = modules_[m].references[r];
+      int caller = global(m, site.scope);
+      int offset = argument_offset(function_scope, site, caller);
+      if (offset < 0) continue;
+      // By keyword, else by position (positional arguments come first and hold no '=').
+      std::string passed;
+      for (const auto& argument : site.arguments)
+        if (argument.size() > name.size() && argument.starts_with(name) && argument[name.size()] == '=')
+          passed = argument.substr(name.size() + 1);
+      std::size_t position = index - static_cast<std::size_t>(offset);
+      if (passed.empty() && index >= static_cast<std::size_t>(offset) && position < site.arguments.size() &&
+          site.arguments[position].find('=') == std::string::npos)
+        passed = site.arguments[position];
+      if (!passed.empty())
+        for (const auto& v : resolve(passed, caller)) append_unique(out, v);
+    }
+    return out;
+  });
 }
 
 std::vector<Value> Resolver::element_values(const std::string& iterable, const std::vector<Value>& values,
@@ -1103,37 +1138,33 @@ std::vector<Value> Resolver::call_values(const std::vector<Value>& callees, cons
 
 std::vector<Value> Resolver::returns_of(int function_scope) {
   const auto key = memo_key('R', function_scope, {});
-  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-  if (in_progress_.count(key) || depth_ > kMaxDepth) return {};
-  DepthGuard guard(depth_);
-  in_progress_.insert(key);
-  std::vector<Value> out;
-  const Scope& f = scope(function_scope);
-  bool method = is_method(function_scope);
-  for (const auto& text : f.returns) {
-    // A returned parameter is the argument of each call site (call_values follows it there);
-    // the union over all call sites would make every caller receive every other caller's value.
-    // `return self` is the receiver, which resolves without call sites.
-    bool receiver = method && !f.parameters.empty() && text == f.parameters.front();
-    if (!receiver && std::find(f.parameters.begin(), f.parameters.end(), text) != f.parameters.end()) continue;
-    for (const auto& v : resolve(text, function_scope)) append_unique(out, v);
-  }
-  in_progress_.erase(key);
-  memo_[key] = out;
-  return out;
+  return memoized(key, true, [&] {
+    std::vector<Value> out;
+    const Scope& f = scope(function_scope);
+    bool method = is_method(function_scope);
+    for (const auto& text : f.returns) {
+      // A returned parameter is the argument of each call site (call_values follows it there);
+      // the union over all call sites would make every caller receive every other caller's value.
+      // `return self` is the receiver, which resolves without call sites.
+      bool receiver = method && !f.parameters.empty() && text == f.parameters.front();
+      if (!receiver && std::find(f.parameters.begin(), f.parameters.end(), text) != f.parameters.end()) continue;
+      for (const auto& v : resolve(text, function_scope)) append_unique(out, v);
+    }
+    return out;
+  });
 }
 
 const std::vector<int>& Resolver::mro(int class_scope) {
   if (auto it = mro_.find(class_scope); it != mro_.end()) return it->second;
   const auto key = memo_key('C', class_scope, {});
   static const std::vector<int> kNone;
-  if (in_progress_.count(key) || depth_ > kMaxDepth) {
+  if (mro_in_progress_.count(key) || depth_ > kMaxDepth) {
     static thread_local std::vector<int> self_only;
     self_only = {class_scope};
     return self_only;
   }
   DepthGuard guard(depth_);
-  in_progress_.insert(key);
+  mro_in_progress_.insert(key);
   const Scope& s = scope(class_scope);
   int parent = global(module_of(class_scope), s.parent);
   std::vector<int> bases;
@@ -1186,7 +1217,7 @@ const std::vector<int>& Resolver::mro(int class_scope) {
       for (int c : mro(b))
         if (std::find(result.begin(), result.end(), c) == result.end()) result.push_back(c);
   }
-  in_progress_.erase(key);
+  mro_in_progress_.erase(key);
   external_bases_direct_[class_scope] = externals;
   return mro_[class_scope] = result;
 }

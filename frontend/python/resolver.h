@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -193,8 +194,20 @@ class Resolver {
     std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
   };
   std::unordered_map<std::string, std::uint32_t, TextHash, std::equal_to<>> texts_;
+  /// The memo, and the one way into it: an answer from the memo, or computed by `compute`. A
+  /// question met again while it is being answered (a cycle) gets what it has so far; an answer that
+  /// leaned on such a question still open above it is provisional (dropped when that one is
+  /// answered, so that it is asked again), and the question at the head of a cycle is asked again,
+  /// seeded with its last answer, while that answer grows (docs/static-selection.md, cycles).
+  template <class Compute>
+  std::vector<Value> memoized(std::uint64_t key, bool counts_depth, Compute&& compute);
   std::unordered_map<std::uint64_t, std::vector<Value>> memo_;
-  std::unordered_set<std::uint64_t> in_progress_;
+  /// Questions being answered: their position on the stack of open questions and their answer so far.
+  std::unordered_map<std::uint64_t, std::pair<int, std::vector<Value>>> open_;
+  std::vector<std::uint64_t> provisional_;  ///< provisional memo entries, oldest first
+  std::unordered_map<std::uint64_t, int> provisional_lows_;  ///< the open question each leaned on
+  int low_ = std::numeric_limits<int>::max();  ///< the highest open question the current answer leaned on
+  std::unordered_set<std::uint64_t> mro_in_progress_;
   std::unordered_map<int, std::vector<int>> mro_;
   std::unordered_map<int, std::vector<std::string>> external_bases_direct_;
   std::unordered_map<int, std::vector<int>> returns_done_;
