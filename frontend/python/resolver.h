@@ -206,7 +206,7 @@ class Resolver {
   std::unordered_map<std::uint64_t, std::pair<int, std::vector<Value>>> open_;
   std::vector<std::uint64_t> provisional_;  ///< provisional memo entries, oldest first
   std::unordered_map<std::uint64_t, int> provisional_lows_;  ///< the open question each leaned on
-  int low_ = std::numeric_limits<int>::max();  ///< the highest open question the current answer leaned on
+  int low_ = std::numeric_limits<int>::max();  ///< outermost open question (lowest position) the answer being made leaned on
   std::unordered_set<std::uint64_t> mro_in_progress_;
   std::unordered_map<int, std::vector<int>> mro_;
   std::unordered_map<int, std::vector<std::string>> external_bases_direct_;
