@@ -30,7 +30,6 @@ class Linker {
     for (std::size_t m = 0; m < modules_.size(); ++m) {
       module_ = static_cast<int>(m);
       seen_.clear();
-      text_ids_.clear();
       link_structure();
       link_imports();
       link_imported_variables();
@@ -370,18 +369,9 @@ class Linker {
   }
 
   void add(const std::string& from, const std::string& to, EdgeKind kind, int line) {
-    if (!seen_.insert({text_id(from), text_id(to), line, kind}).second) return;
+    if (!seen_.insert({resolver_.intern(from), resolver_.intern(to), line, kind}).second) return;
     // Every edge of a module is in its own file: left empty (Edge::file) rather than copied into each.
     files_[module_].edges.push_back({from, to, kind, std::string(), line});
-  }
-
-  /// A number per distinct symbol id of the module being linked, so that the edges already made
-  /// are told apart by integers, not by a string key built and allocated for every edge made.
-  std::uint32_t text_id(const std::string& text) {
-    if (auto it = text_ids_.find(std::string_view(text)); it != text_ids_.end()) return it->second;
-    auto id = static_cast<std::uint32_t>(text_ids_.size());
-    text_ids_.emplace(text, id);
-    return id;
   }
 
   /// contains: module -> top-level definitions, class -> its definitions; override edges.
@@ -552,7 +542,7 @@ class Linker {
   std::vector<FileFacts>& files_;
   Resolver resolver_;
   int module_ = 0;
-  /// An edge of the module being linked, by text_id: the same edge made twice is kept once.
+  /// An edge of the module being linked, by the resolver's interned texts: the same edge made twice is kept once.
   struct EdgeKey {
     std::uint32_t from, to;
     int line;
@@ -566,11 +556,6 @@ class Linker {
     }
   };
   std::unordered_set<EdgeKey, EdgeKeyHash> seen_;
-  struct TextHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
-  };
-  std::unordered_map<std::string, std::uint32_t, TextHash, std::equal_to<>> text_ids_;
   /// Variables by global scope and name.
   std::unordered_map<int, std::unordered_map<std::string, std::vector<std::string>>> variables_;
   std::unordered_set<std::string> variable_names_;

@@ -84,6 +84,8 @@ class Resolver {
   /// Whether `from <module> import *` binds `name`: listed in the module's literal `__all__`,
   /// else public (no leading underscore).
   bool star_exports(int module, const std::string& name) const;
+  /// A number per distinct text (memo keys, the linker's edge keys): integers to hash, not strings.
+  std::uint32_t intern(std::string_view text);
   /// Bindings of a name in a scope, through the per-scope sorted index.
   std::vector<const NameBinding*> bindings_named(int global_scope, std::string_view name) const;
 
@@ -185,8 +187,6 @@ class Resolver {
   bool parameter_calls_resolved_ = false;
   bool resolving_parameter_calls_ = false;
 
-  /// Interned texts, so that memo keys are integers (hashing and building string keys dominated linking).
-  std::uint32_t intern(std::string_view text);
   /// A memo key: what was asked (tag), about which scope or module (subject), and a name or text.
   std::uint64_t memo_key(char tag, std::uint32_t subject, std::string_view text);
   struct TextHash {
