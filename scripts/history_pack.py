@@ -2,7 +2,7 @@
 """Packs a history recorded by record_deepspeed_history.py into a small folder that can be committed, and
 unpacks it again against a plain clone of the recorded repository (Python 3 standard library only).
 
-  history_pack.py pack   --history OUT/history.json --dest tests/data/history/NAME
+  history_pack.py pack   --history OUT/history.json --dest tests/data/history/NAME [--recreate-missing]
   history_pack.py unpack --pack tests/data/history/NAME --repo CLONE --out DIR
   history_pack.py tables --replay DIR/replay.json --history DIR/history.json
 
@@ -107,6 +107,13 @@ def read_xz(src, dest):
         shutil.copyfileobj(fin, fout)
 
 
+def recorder():
+    """The recorder's module, for the mutants it made (imported only where a mutant commit is missing)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import record_deepspeed_history
+    return record_deepspeed_history
+
+
 def pack(args):
     history_path = os.path.abspath(args.history)
     folder = os.path.dirname(history_path)
@@ -119,10 +126,17 @@ def pack(args):
         if old.endswith(".patch"):
             os.unlink(os.path.join(args.dest, "mutants", old))
     manifest = []
+    recreated = 0
     for index, entry in enumerate(history["commits"]):
         if entry.get("kind") != "mutant":
             continue
         sha, real = entry["commit"], entry["mutant_of"]
+        if args.recreate_missing and subprocess.run(["git", "-C", repo, "cat-file", "-e", sha + "^{commit}"],
+                                                    capture_output=True).returncode != 0:
+            again = recorder().recreate_mutant(repo, entry)
+            if again != sha:
+                sys.exit("mutant %d (%s): made again from its mutation, it is %s" % (entry["mutant_id"], sha, again))
+            recreated += 1
         parents = git(repo, "rev-list", "--parents", "-n", "1", sha).split()[1:]
         if parents != [real]:
             sys.exit("mutant %s is not a commit on top of %s" % (sha, real))
@@ -144,8 +158,8 @@ def pack(args):
     write_xz(history_path, os.path.join(args.dest, "history.json.xz"))
     write_xz(store, os.path.join(args.dest, "evidence.db.xz"))
     real = sum(1 for e in history["commits"] if e.get("kind") != "mutant")
-    print("packed %d commits and %d mutants (every patch recreates its recorded commit) into %s" %
-          (real, len(manifest), args.dest))
+    print("packed %d commits and %d mutants (every patch recreates its recorded commit; %d mutant commits made "
+          "again from their mutations) into %s" % (real, len(manifest), recreated, args.dest))
 
 
 def merge_baselines(pack, history):
@@ -322,6 +336,9 @@ def main():
     p = sub.add_parser("pack")
     p.add_argument("--history", required=True)
     p.add_argument("--dest", required=True)
+    p.add_argument("--recreate-missing", action="store_true",
+                   help="make a mutant commit the repository lacks again from its recorded mutation (a recording "
+                        "resumed on another machine) and check that it gets the recorded id")
     p = sub.add_parser("unpack")
     p.add_argument("--pack", required=True)
     p.add_argument("--repo", required=True)

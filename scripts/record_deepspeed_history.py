@@ -264,6 +264,14 @@ def test_args(args):
     return words
 
 
+def env_pair(item):
+    """--env NAME=VALUE as (name, value); argparse reports the error."""
+    name, sep, value = item.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError("wants NAME=VALUE, got %r" % item)
+    return name, value
+
+
 def base_env(args, repo):
     env = dict(os.environ)
     env["LOCAL_SIZE"] = str(args.local_size)
@@ -865,6 +873,21 @@ def choose_mutants(cands, k, rng):
     return picked + rest  # in preference order; the caller takes k valid ones
 
 
+def recreate_mutant(repo, entry):
+    """Makes a recorded mutant's commit again from the history entry alone (make_mutant is deterministic:
+    the same line, identity, dates and message give the same id), for a repository that never held it (a
+    recording resumed on another machine). Returns the new id; the caller compares it with the entry's."""
+    m = entry["mutation"]
+    checkout(repo, entry["mutant_of"])
+    with open(os.path.join(repo, m["file"]), encoding="utf-8") as fh:
+        text = fh.read().split("\n")[m["line"] - 1]
+    new = [t for op, t in line_mutations(text, m["lang"]) if op == m["operator"] and t.strip() == m["replacement"]]
+    if text.strip() != m["original"] or not new:
+        raise RuntimeError("%s:%d at %s is not the recorded line of mutant %s" %
+                           (m["file"], m["line"], entry["mutant_of"][:10], entry["commit"][:10]))
+    return make_mutant(repo, {"commit": entry["mutant_of"]}, dict(m, _new_line=new[0]), entry["mutant_id"])
+
+
 def make_mutant(repo, entry, cand, number):
     checkout(repo, entry["commit"])
     path = os.path.join(repo, cand["file"])
@@ -961,7 +984,7 @@ def main():
     p.add_argument("--tests-subdir", default="tests", help="folder of DeepSpeed holding pytest.ini")
     p.add_argument("--shims", help="folder of stand-in modules put first on PYTHONPATH (not needed with a "
                    "venv that has all of DeepSpeed's requirements)")
-    p.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+    p.add_argument("--env", action="append", type=env_pair, default=[], metavar="NAME=VALUE",
                    help="environment variable for the builds and test runs (repeatable; {repo} in VALUE is the "
                    "history clone), e.g. DS_ACCELERATOR=cpu or PATH={repo}/bin:VENV/bin:/usr/bin:/bin")
     p.add_argument("--fastci", required=True, help="the fastci binary (for ingest and evidence stats)")
@@ -992,13 +1015,6 @@ def main():
     args.extensions_dir = os.path.abspath(args.extensions_dir or os.path.join(args.out, "torch-extensions"))
     args.store = os.path.abspath(args.store or os.path.join(args.out, "evidence.db"))
     args.shims = os.path.abspath(args.shims) if args.shims else None
-    env_pairs = []
-    for item in args.env:
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            p.error("--env wants NAME=VALUE, got %r" % item)
-        env_pairs.append((name, value))
-    args.env = env_pairs
     os.makedirs(os.path.join(args.out, "tools"), exist_ok=True)
     with open(os.path.join(args.out, "tools", "ds_history_report.py"), "w", encoding="utf-8") as fh:
         fh.write(REPORTER_PLUGIN)

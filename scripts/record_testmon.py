@@ -1,9 +1,16 @@
 #!/usr/bin/env python3
-"""Records what pytest-testmon selects at every entry of a DeepSpeed history, run as its users run it, so
-that `fastci replay --strategy pytest-testmon` replays the real tool beside fastci.
+"""Records what pytest-testmon selects at every entry of a history recorded by record_deepspeed_history.py,
+run as its users run it, so that `fastci replay --strategy pytest-testmon` replays the real tool beside fastci.
 
-Usage: scripts/record_testmon.py --history DIR/history.json --python VENV/bin/python --shims SHIMS \
-                                 --out OUT [--deadline-minutes M]
+Usage: scripts/record_testmon.py --history DIR/history.json --python VENV/bin/python --out OUT
+                                 [--shims SHIMS] [--deadline-minutes M]
+                                 [--tests-file IDS [--ids-under DIR]] [--config FILE] [--prebuild-ops LIST]
+                                 [--env NAME=VALUE ...]
+
+Without --tests-file the subset is the recorder's DeepSpeed default (paths and a -k expression) with
+DeepSpeed's tests/pytest.ini; with it, the history's own list of test ids (the recorder's --select-by-id),
+relative to --ids-under (a folder of the repository, `.` by default; DeepSpeed's lists are relative to
+`tests`), and --config '' leaves pytest to find the repository's own configuration (pyproject.toml).
 
 DIR/history.json is an unpacked history (scripts/history_pack.py unpack); its repository is cloned
 (shared, sparse) into OUT/repo. --python is an interpreter with the history's test environment and
@@ -28,10 +35,12 @@ each commit (OUT/db/) are written after every run. Progress goes to stderr, one 
 """
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -68,24 +77,34 @@ def write_subset(a, repo, recorded):
             (len(paths), len(collected), len(extra)))
 
 
+def write_id_subset(a):
+    """OUT/tools/subset.txt from --tests-file: its ids made relative to the repository root, where pytest runs."""
+    under = a.ids_under.strip("/")
+    with open(a.ids_file, encoding="utf-8") as src, open(a.tests_file, "w", encoding="utf-8") as dst:
+        for line in src:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                dst.write((line if under in ("", ".") else under + "/" + line) + "\n")
+
+
 def runner_args(a, prebuild=True):
     """The fields rec.run_subset reads, with the repository root as the tests folder."""
-    return argparse.Namespace(out=a.out, tests_subdir=".", tests_file=a.tests_file,
-                              fastci_scripts=os.path.join(a.out, "tools"), local_size=4,
+    return argparse.Namespace(out=a.out, tests_subdir=".", tests_file=a.tests_file, select_by_id=bool(a.ids_file),
+                              env=a.env, fastci_scripts=os.path.join(a.out, "tools"), local_size=4,
                               extensions_dir=a.extensions_dir, test_timeout=90, shims=a.shims, nice=5,
-                              python=a.python, prebuild_ops=rec.DEFAULT_PREBUILD_OPS if prebuild else "",
+                              python=a.python, prebuild_ops=a.prebuild_ops if prebuild else "",
                               build_timeout=900, run_timeout=1800,
                               # testmon reads pytest's --lf option and fails without the cache plugin
                               # (KeyError 'lf'): its cache goes to OUT, not into the work tree
                               cache_dir=os.path.join(a.out, "pytest-cache"))
 
 
-def testmon_args(repo, testmon=True):
+def testmon_args(a, repo, testmon=True):
     # --testmon-forceselect: testmon turns its selection off when the command line names tests
     # (file.py::Class), a -k or a -m expression (DeepSpeed's pytest.ini adds one); this option is
     # testmon's own way to select "only tests affected by changes and satisfying pytest selectors".
-    return ["-c", os.path.join(repo, "tests", "pytest.ini"), "--rootdir", repo] + (["--testmon-forceselect"]
-                                                                                  if testmon else [])
+    config = ["-c", os.path.join(repo, a.config)] if a.config else []
+    return config + ["--rootdir", repo] + (["--testmon-forceselect"] if testmon else [])
 
 
 def collected_ids(report, label, a):
@@ -98,7 +117,7 @@ def collected_ids(report, label, a):
 
 def testmon_run(a, repo, label, db):
     """Runs what testmon selects, updating db; returns the selected test ids."""
-    rec.run_subset(runner_args(a), repo, label, plugin_args=testmon_args(repo), env_extra={"TESTMON_DATAFILE": db})
+    rec.run_subset(runner_args(a), repo, label, plugin_args=testmon_args(a, repo), env_extra={"TESTMON_DATAFILE": db})
     return collected_ids(os.path.join(a.out, "runs", label, "report-1.jsonl"), label, a)
 
 
@@ -114,9 +133,29 @@ def testmon_collect(a, repo, label, db):
     env["DS_HISTORY_REPORT"] = os.path.join(rundir, "report-1.jsonl")
     if db is not None:  # else the plain collection of the subset
         env["TESTMON_DATAFILE"] = db
-    cmd = rec.pytest_cmd(args, testmon_args(repo, db is not None) + ["--collect-only"] + rec.test_args(args))
+    selection = rec.test_args(args)
+    if args.select_by_id:
+        selection, _ = rec.id_selection(selection, repo, "", rundir)
+        env["DS_HISTORY_SELECT"] = os.path.join(rundir, "selected-ids.txt")
+    cmd = rec.pytest_cmd(args, testmon_args(a, repo, db is not None) + ["--collect-only"] + selection)
     rec.run_group(cmd, repo, env, 600, os.path.join(rundir, "output.log"))
     return collected_ids(env["DS_HISTORY_REPORT"], label, a)
+
+
+def remove_db(path):
+    """A SQLite database and the write-ahead log and shared-memory files beside it."""
+    for name in (path, path + "-wal", path + "-shm", path + "-journal"):
+        if os.path.exists(name):
+            os.remove(name)
+
+
+def copy_db(src, dst):
+    """Copies testmon's database through SQLite's backup API: testmon keeps it in WAL mode, and a process that
+    ends without closing it leaves its content in SRC-wal, which a copy of the main file alone would lose
+    (the copy would read as an empty database and testmon would select everything)."""
+    remove_db(dst)
+    with contextlib.closing(sqlite3.connect(src)) as source, contextlib.closing(sqlite3.connect(dst)) as dest:
+        source.backup(dest)
 
 
 def testmon_version(python):
@@ -128,12 +167,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--history", required=True)
     ap.add_argument("--python", required=True)
-    ap.add_argument("--shims", required=True)
+    ap.add_argument("--shims", help="folder of stand-in modules put first on PYTHONPATH (DeepSpeed's histories)")
+    ap.add_argument("--tests-file", dest="ids_file", help="the history's test ids, one a line (--select-by-id)")
+    ap.add_argument("--ids-under", default=".", help="folder of the repository the ids of --tests-file are relative to")
+    ap.add_argument("--config", default=os.path.join("tests", "pytest.ini"),
+                    help="pytest configuration file, relative to the repository ('' for pytest's own search)")
+    ap.add_argument("--prebuild-ops", default=rec.DEFAULT_PREBUILD_OPS, help="DeepSpeed ops built before each run")
+    ap.add_argument("--env", action="append", type=rec.env_pair, default=[], metavar="NAME=VALUE",
+                    help="set in every run's environment; {repo} is replaced by the checkout")
     ap.add_argument("--out", required=True)
     ap.add_argument("--deadline-minutes", type=float, default=0)
     a = ap.parse_args()
     a.out = os.path.abspath(a.out)
-    a.shims = os.path.abspath(a.shims)
+    a.shims = os.path.abspath(a.shims) if a.shims else None
     a.extensions_dir = os.path.join(a.out, "torch-extensions")
     os.makedirs(os.path.join(a.out, "db"), exist_ok=True)
     os.makedirs(os.path.join(a.out, "tools"), exist_ok=True)
@@ -172,17 +218,28 @@ def main():
     entries = history["commits"]
     real = [e for e in entries if e.get("kind", "commit") != "mutant"]
     first_base = real[0]["base"]
-    if not os.path.exists(a.tests_file):
+    if a.ids_file and not os.path.exists(a.tests_file):
+        write_id_subset(a)
+    elif not os.path.exists(a.tests_file):
         rec.checkout(repo, first_base)
         write_subset(a, repo, {r["id"] for r in real[0]["results"]})
     if not os.path.exists(snapshot(first_base)):
         rec.checkout(repo, first_base)
-        if os.path.exists(live):
-            os.remove(live)
+        remove_db(live)
         t0 = time.time()
         tests = testmon_run(a, repo, "start-" + first_base[:12], live)
-        shutil.copyfile(live, snapshot(first_base))
+        copy_db(live, snapshot(first_base))
         rec.log("start %s: %d tests ran under testmon in %.0f s" % (first_base[:10], len(tests), time.time() - t0))
+        # The database must have kept the run: at the same commit testmon selects nothing (a test that
+        # failed at the start would be selected again: the history's first base has none).
+        scratch = os.path.join(a.out, "check.testmondata")
+        copy_db(snapshot(first_base), scratch)
+        again = testmon_collect(a, repo, "check-" + first_base[:12], scratch)
+        remove_db(scratch)
+        if again:
+            remove_db(snapshot(first_base))
+            sys.exit("testmon selects %d tests again at %s right after running them: its database did not keep "
+                     "the run (see %s)" % (len(again), first_base[:10], os.path.join(a.out, "runs")))
 
     for i, entry in enumerate(real):
         key = entry.get("recorded_commit", entry["commit"])
@@ -199,9 +256,9 @@ def main():
                 return
             rec.checkout(repo, m["commit"])
             scratch = os.path.join(a.out, "mutant.testmondata")
-            shutil.copyfile(before, scratch)
+            copy_db(before, scratch)
             tests = testmon_collect(a, repo, "mutant-" + m["commit"][:12], scratch)
-            os.remove(scratch)
+            remove_db(scratch)
             done[mkey] = {"mode": "selected", "targets": tests,
                           "reason": "pytest-testmon %s: %d test(s) affected" % (version, len(tests))}
             save()
@@ -212,10 +269,10 @@ def main():
             rec.log("deadline reached")
             return
         rec.checkout(repo, entry["commit"])
-        shutil.copyfile(before, live)
+        copy_db(before, live)
         t0 = time.time()
         tests = testmon_run(a, repo, "commit-" + entry["commit"][:12], live)
-        shutil.copyfile(live, snapshot(entry["commit"]))
+        copy_db(live, snapshot(entry["commit"]))
         done[key] = {"mode": "selected", "targets": tests,
                      "reason": "pytest-testmon %s: %d test(s) affected" % (version, len(tests))}
         save()
