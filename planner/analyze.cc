@@ -7,6 +7,7 @@
 
 #include "callgraph/native_index.h"
 #include "evidence/store/store.h"
+#include "planner/data_files.h"
 #include "planner/evidence_select.h"
 #include "planner/failure_class.h"
 #include "planner/include_changes.h"
@@ -271,6 +272,32 @@ util::Result<Config> load_config(const GitRepository& repo, const std::string& c
   return default_config();
 }
 
+/// data_files.h over the head tree, read only where a changed file is of unknown kind.
+util::Status map_data_files_at(const GitRepository& repo, const std::string& head, const FactsLookup& head_facts,
+                               ChangeSet& changes) {
+  if (std::none_of(changes.files.begin(), changes.files.end(), [](const auto& f) { return f.kind == FileKind::unknown; }))
+    return {};
+  auto files = repo.list_files(head);
+  if (!files.ok()) return files.error();
+  constexpr std::size_t kLargestSearched = 1 << 20;  // data blobs, not files naming other files
+  std::map<std::string, std::string> blobs;
+  TreeSources tree;
+  for (const auto& f : *files)
+    if (!f.is_symlink && f.size <= kLargestSearched) {
+      tree.paths.push_back(f.path);
+      blobs[f.path] = f.blob_id;
+    }
+  std::map<std::string, std::optional<std::string>> texts;
+  tree.read = [&](const std::string& path) -> const std::string* {
+    auto [it, fresh] = texts.try_emplace(path);
+    if (fresh)
+      if (auto text = repo.read_blob(blobs[path]); text.ok()) it->second = std::move(*text);
+    return it->second ? &*it->second : nullptr;
+  };
+  map_data_files(tree, head_facts, changes);
+  return {};
+}
+
 const char* to_string(DiffMode mode) { return mode == DiffMode::tree ? "tree" : "merge-base"; }
 
 util::Result<Plan> analyze(const AnalyzeOptions& options) {
@@ -297,7 +324,10 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
 
   // Base-side facts of changed files only: enough to tell changed, added and deleted symbols.
   std::map<std::string, frontend::FileFacts> base_files;
+  std::set<std::string> changed_paths;
   for (const auto& d : *diffs) {
+    changed_paths.insert(d.old_path);
+    changed_paths.insert(d.new_path);
     if (d.status == FileStatus::added || !callgraph::is_indexed_source(d.old_path)) continue;
     auto text = (*repo)->read_file(*base, d.old_path);
     if (text.ok()) base_files.emplace(d.old_path, callgraph::parse_file(d.old_path, *text));
@@ -323,6 +353,16 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
   };
   const FactsLookup head_facts = [&](const std::string& path) { return head_index->index.find(path); };
   plan.changes = build_change_set(*base, *head, *diffs, base_facts, head_facts, *config);
+  if (auto mapped = map_data_files_at(**repo, *head, head_facts, plan.changes); !mapped) return mapped.error();
+  // The code reading a changed data file did not change itself: its base facts are its head facts,
+  // which lets evidence rule out the tests that never ran it.
+  for (const auto& f : plan.changes.files)
+    if (f.kind == FileKind::data)
+      for (const auto& w : plan.changes.widenings)
+        if (w.file == f.path && w.scope == Widening::Scope::symbol)
+          for (const auto& s : plan.changes.symbols)
+            if (s.id == w.detail && !base_files.count(s.file) && !changed_paths.count(s.file))
+              if (const auto* facts = head_facts(s.file)) base_files.emplace(s.file, *facts);
   map_include_changes(base_facts, head_facts, head_index->index.includers, head_index->graph, plan.changes);
   {
     std::vector<const frontend::FileFacts*> units;

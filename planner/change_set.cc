@@ -32,6 +32,7 @@ const char* to_string(FileKind kind) {
     case FileKind::select_all: return "select-all";
     case FileKind::ignored: return "ignored";
     case FileKind::rule: return "rule";
+    case FileKind::data: return "data";
     case FileKind::unknown: return "unknown";
   }
   return "unknown";
@@ -438,9 +439,7 @@ ChangeSet build_change_set(const std::string& base, const std::string& head,
     } else {
       file.kind = FileKind::unknown;
       if (config.unknown == UnknownFilePolicy::widen)
-        out.widenings.push_back({Widening::Scope::everything, file.path,
-                                 "file of a kind no rule covers (configure [tool.fastci] ignore or rules)",
-                                 {}});
+        out.widenings.push_back({Widening::Scope::everything, file.path, kUnknownKindWidening, {}});
       else
         file.note = "ignored: unknown_files = \"ignore\"";
     }

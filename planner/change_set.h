@@ -27,8 +27,8 @@ struct ChangedSymbol {
   std::string renamed_from;           ///< id at base, for renamed symbols
 };
 
-/// How fastci treats a changed file.
-enum class FileKind { python, native, select_all, ignored, rule, unknown };
+/// How fastci treats a changed file. data: not code, mapped to the code that names it (data_files.h).
+enum class FileKind { python, native, select_all, ignored, rule, data, unknown };
 
 /// One changed file and what came of it.
 struct ChangedFile {
@@ -81,6 +81,9 @@ struct ChangeSet {
   std::vector<IncludeChange> includes;  ///< changed include lines (include_changes.h)
   std::vector<Widening> widenings;
 };
+
+/// The widening of a changed file of a kind no rule covers (data_files.h maps it where code names it).
+inline constexpr const char* kUnknownKindWidening = "file of a kind no rule covers (configure [tool.fastci] ignore or rules)";
 
 /// The widening of a C/C++/CUDA file no parsed unit gave facts for (see unread_headers.h).
 inline constexpr const char* kNativeWithoutFacts = "C/C++/CUDA source without parsed facts: cannot map the change to symbols";
