@@ -191,13 +191,12 @@ void map_data_files(const TreeSources& tree, const FactsLookup& head_facts, Chan
     auto widened = std::find_if(changes.widenings.begin(), changes.widenings.end(), [&](const Widening& w) {
       return w.scope == Widening::Scope::everything && w.file == file.path && w.reason == kUnknownKindWidening;
     });
-    if (widened == changes.widenings.end()) continue;
     Mapping mapping = map_one(file, tree, head_facts);
-    if (!mapping.unmapped.empty()) {
-      widened->reason += ": " + mapping.unmapped;
+    if (!mapping.unmapped.empty()) {  // the whole suite, or nothing where unknown_files = "ignore"
+      if (widened != changes.widenings.end()) widened->reason += ": " + mapping.unmapped;
       continue;
     }
-    changes.widenings.erase(widened);
+    if (widened != changes.widenings.end()) changes.widenings.erase(widened);
     file.kind = FileKind::data;
     file.note = "data file: " + std::to_string(mapping.widenings.size()) + " place(s) in code name it or list its folder";
     for (auto& s : mapping.symbols)

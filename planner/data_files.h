@@ -29,10 +29,11 @@ struct TreeSources {
   std::function<const std::string*(const std::string& path)> read;
 };
 
-/// Replaces the whole-suite widening of each changed file of unknown kind that code names: the
-/// functions (and module-level bindings) holding the references count as changed, each said in the
-/// plan with its file and line; module-level statements naming it select its module's importers.
-/// A file no code names, or that another file which is not code names, keeps its widening.
+/// Maps each changed file of unknown kind that code names to that code: the functions (and
+/// module-level bindings) holding the references count as changed, each said in the plan with its
+/// file and line, instead of the whole-suite widening (or, with unknown_files = "ignore", nothing);
+/// module-level statements naming it select its module's importers. A file no code names, or that
+/// another file which is not code names, keeps its widening, with the reason added.
 void map_data_files(const TreeSources& tree, const FactsLookup& head_facts, ChangeSet& changes);
 
 }  // namespace fastci::planner

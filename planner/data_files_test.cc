@@ -148,6 +148,18 @@ TEST(MapDataFiles, UnnamedFileOrOneANonCodeFileNamesKeepsTheWholeSuite) {
   EXPECT_TRUE(changes.symbols.empty());
 }
 
+TEST(MapDataFiles, NamedFileIsMappedWhereUnknownFilesAreIgnoredToo) {
+  Tree tree;
+  tree.texts["pkg/mod.py"] = "def f():\n    return open('data/table.csv')\n";
+  tree.facts["pkg/mod.py"] = facts_of("pkg/mod.py", {symbol("pkg.mod.f", frontend::SymbolKind::function, "pkg/mod.py", 1, 2)});
+  auto changes = unknown_change("data/table.csv", FileStatus::modified);
+  changes.widenings.clear();  // unknown_files = "ignore"
+  map_data_files(tree.sources(), tree.lookup(), changes);
+  EXPECT_EQ(changes.files[0].kind, FileKind::data);
+  ASSERT_EQ(changes.symbols.size(), 1u);
+  EXPECT_EQ(changes.symbols[0].id, "py:pkg.mod.f");
+}
+
 TEST(MapDataFiles, ModuleLevelStatementSelectsTheModulesImporters) {
   Tree tree;
   tree.texts["pkg/load.py"] = "import json\nprint(open('tables/t.json').read())\n";
