@@ -159,6 +159,12 @@ TEST_F(LinkingFixture, FixtureValuesAndGlobalAssignments) {
   EXPECT_TRUE(has_edge(*facts_, p + "test_fixture_values.test_uses_fixture_value", p + "pkg.util.Helper.work",
                        EdgeKind::call));
   EXPECT_TRUE(has_edge(*facts_, p + "test_fixture_values.use_shared", p + "pkg.util.Helper.work", EdgeKind::call));
+  // A fixture method of the test's class, or of a class it inherits from (the annotation, a base
+  // class, does not hide the value returned).
+  for (const char* test : {"TestClassFixtures.test_calls_the_class_fixture",
+                           "TestInheritedClassFixtures.test_calls_the_inherited_fixture"})
+    EXPECT_TRUE(has_edge(*facts_, p + "test_fixture_values." + test, p + "pkg.core.Applier.__call__", EdgeKind::call))
+        << test;
 }
 
 TEST_F(LinkingFixture, CallableInstancesReceiveTheirArguments) {

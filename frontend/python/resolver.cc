@@ -177,8 +177,25 @@ int Resolver::find_module(std::string_view name, int from_module) const {
 }
 
 std::vector<Value> Resolver::fixture_values(int function_scope, const std::string& name) {
-  // pytest passes a test (or fixture) the value of the fixture its parameter names: the fixture
-  // function's return in the same module, else in the nearest conftest.py of an enclosing package.
+  // pytest passes a test (or fixture) the value of the fixture its parameter names: a fixture method
+  // of the test's class or of a class it inherits from, else the fixture function's return in the
+  // same module, else in the nearest conftest.py of an enclosing package.
+  if (const int local_parent = scope(function_scope).parent; local_parent >= 0) {
+    const int owner = global(module_of(function_scope), local_parent);
+    if (scope(owner).kind == Scope::Kind::class_) {
+      const std::vector<int> order = mro(owner);  // a copy: resolving may reuse mro's storage
+      for (int cls : order) {
+        const int m = module_of(cls);
+        const int local = cls - global(m, 0);
+        const auto& scopes = modules_[m].scopes;
+        std::vector<Value> out;
+        for (std::size_t i = 1; i < scopes.size(); ++i)
+          if (scopes[i].is_fixture && scopes[i].fixture_name == name && scopes[i].parent == local)
+            for (const auto& v : returns_of(global(m, static_cast<int>(i)))) append_unique(out, v);
+        if (!out.empty()) return out;
+      }
+    }
+  }
   auto package_of = [](const std::string& dotted) {
     auto dot = dotted.rfind('.');
     return dot == std::string::npos ? std::string() : dotted.substr(0, dot);
