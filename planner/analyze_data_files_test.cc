@@ -120,6 +120,12 @@ TEST_F(DataFilesRepo, ChangedAssetSelectsTheTestsOfTheCodeNamingItOrItsFolder) {
     reasons.insert(w.reason.substr(0, w.reason.find(' ')));
   }
   EXPECT_EQ(reasons, (std::set<std::string>{"tests/test_tok.py:5", "tests/test_utils.py:5"}));
+  // And each test's reason names the data file.
+  for (const auto& t : plan.selection.selected) {
+    ASSERT_FALSE(t.reasons.empty());
+    EXPECT_NE(t.reasons[0].text.find("changed data file tests/assets/vocab.json through its reader"), std::string::npos)
+        << t.test.id << ": " << t.reasons[0].text;
+  }
 }
 
 TEST_F(DataFilesRepo, AddedAssetSelectsOnlyTheCodeNamingIt) {

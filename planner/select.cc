@@ -106,6 +106,12 @@ class Selector {
       if (s.change == SymbolChange::deleted) base_seeds.push_back(s.id);
       else head_seeds.push_back(s.id);
     }
+    // A symbol counted as changed because it names a changed data file: the reason says which file.
+    for (const auto& f : changes.files)
+      if (f.kind == FileKind::data)
+        for (const auto& w : changes.widenings)
+          if (w.file == f.path && w.scope == Widening::Scope::symbol)
+            seed_label_[w.detail] = "changed data file " + f.path + " through its reader";
     for (const auto& w : changes.widenings)
       if (w.scope == Widening::Scope::importers && !w.detail.empty()) {
         seed_label_[w.detail] = "unparsed module";
