@@ -9,6 +9,7 @@
 #include <set>
 
 #include "planner/analyze.h"
+#include "planner/git_test_support.h"
 
 namespace fastci::planner {
 namespace {
@@ -58,13 +59,7 @@ class DataFilesRepo : public ::testing::Test {
     fs::create_directories((*repo_ / path).parent_path());
     std::ofstream(*repo_ / path) << text;
   }
-  static void git(const std::string& args) {
-    ASSERT_EQ(std::system(("cd " + repo_->string() +
-                           " && export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t "
-                           "GIT_COMMITTER_EMAIL=t@example.invalid && git " + args + " >/dev/null")
-                              .c_str()),
-              0);
-  }
+  static void git(const std::string& args) { git_in(*repo_, args); }
   template <typename Edit>
   static void commit(const std::string& tag, Edit edit) {
     git("checkout -q base");
@@ -72,23 +67,8 @@ class DataFilesRepo : public ::testing::Test {
     git("add -A && git commit -q -m " + tag + " && git tag " + tag);
   }
 
-  static Plan plan_for(const std::string& tag) {
-    AnalyzeOptions o;
-    o.repository = *repo_;
-    o.base = "base";
-    o.head = tag;
-    o.show_progress = false;
-    o.state_dir = *repo_ / ".fastci-test";
-    auto plan = analyze(o);
-    EXPECT_TRUE(plan.ok()) << plan.error().to_string();
-    return plan.ok() ? std::move(*plan) : Plan{};
-  }
-
-  static std::set<std::string> selected(const Plan& plan) {
-    std::set<std::string> out;
-    for (const auto& s : plan.selection.selected) out.insert(s.test.id);
-    return out;
-  }
+  static Plan plan_for(const std::string& tag) { return plan_of_tag(*repo_, tag); }
+  static std::set<std::string> selected(const Plan& plan) { return selected_test_ids(plan); }
 
   static bool everything(const Plan& plan) {
     for (const auto& w : plan.changes.widenings)

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "planner/analyze.h"
+#include "planner/git_test_support.h"
 
 namespace fastci::planner {
 namespace {
@@ -55,12 +56,7 @@ class ModuleLevelRepo : public ::testing::Test {
     delete repo_;
   }
 
-  static void git(const std::string& args) {
-    ASSERT_EQ(sh("cd " + repo_->string() +
-                 " && export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t "
-                 "GIT_COMMITTER_EMAIL=t@example.invalid && git " + args + " >/dev/null"),
-              0);
-  }
+  static void git(const std::string& args) { git_in(*repo_, args); }
 
   static void change(const std::string& tag, const std::string& file, const std::string& from, const std::string& to) {
     git("checkout -q base");
@@ -72,23 +68,8 @@ class ModuleLevelRepo : public ::testing::Test {
     git("commit -q -am " + tag + " && git tag " + tag);
   }
 
-  static Plan plan_for(const std::string& tag) {
-    AnalyzeOptions o;
-    o.repository = *repo_;
-    o.base = "base";
-    o.head = tag;
-    o.show_progress = false;
-    o.state_dir = *repo_ / ".fastci-test";
-    auto plan = analyze(o);
-    EXPECT_TRUE(plan.ok()) << plan.error().to_string();
-    return plan.ok() ? std::move(*plan) : Plan{};
-  }
-
-  static std::set<std::string> selected(const Plan& plan) {
-    std::set<std::string> out;
-    for (const auto& s : plan.selection.selected) out.insert(s.test.id);
-    return out;
-  }
+  static Plan plan_for(const std::string& tag) { return plan_of_tag(*repo_, tag); }
+  static std::set<std::string> selected(const Plan& plan) { return selected_test_ids(plan); }
 
   static fs::path* repo_;
 };

@@ -6,8 +6,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
 
+#include "planner/analyze.h"
 #include "planner/git_repository.h"
 
 namespace fastci::planner {
@@ -22,6 +24,35 @@ inline std::string commit_all(const std::filesystem::path& repo, const std::stri
             0);
   auto opened = GitRepository::open(repo);
   return opened.ok() ? (*opened)->resolve("HEAD").value() : "";
+}
+
+/// `git ARGS` in `repo` with a fixed identity, output silenced; the test fails when git does.
+inline void git_in(const std::filesystem::path& repo, const std::string& args) {
+  ASSERT_EQ(std::system(("cd " + repo.string() +
+                         " && export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t "
+                         "GIT_COMMITTER_EMAIL=t@example.invalid && git " + args + " >/dev/null")
+                            .c_str()),
+            0);
+}
+
+/// The plan of tag `head` against tag "base" of a scratch repository (index cache in REPO/.fastci-test).
+inline Plan plan_of_tag(const std::filesystem::path& repo, const std::string& head) {
+  AnalyzeOptions o;
+  o.repository = repo;
+  o.base = "base";
+  o.head = head;
+  o.show_progress = false;
+  o.state_dir = repo / ".fastci-test";
+  auto plan = analyze(o);
+  EXPECT_TRUE(plan.ok()) << plan.error().to_string();
+  return plan.ok() ? std::move(*plan) : Plan{};
+}
+
+/// The ids of a plan's selected tests.
+inline std::set<std::string> selected_test_ids(const Plan& plan) {
+  std::set<std::string> out;
+  for (const auto& s : plan.selection.selected) out.insert(s.test.id);
+  return out;
 }
 
 }  // namespace fastci::planner
