@@ -88,6 +88,14 @@ struct Tree {
   }
 };
 
+/// A tree of one Python file, pkg/mod.py, whose lines 1-2 are the function pkg.mod.f.
+Tree one_function(const std::string& text) {
+  Tree tree;
+  tree.texts["pkg/mod.py"] = text;
+  tree.facts["pkg/mod.py"] = facts_of("pkg/mod.py", {symbol("pkg.mod.f", frontend::SymbolKind::function, "pkg/mod.py", 1, 2)});
+  return tree;
+}
+
 ChangeSet unknown_change(const std::string& path, FileStatus status) {
   ChangeSet c;
   ChangedFile f;
@@ -127,9 +135,7 @@ TEST(MapDataFiles, NamedFileBecomesItsReadersWithTheLineSaid) {
 }
 
 TEST(MapDataFiles, UnnamedFileOrOneANonCodeFileNamesKeepsTheWholeSuite) {
-  Tree tree;
-  tree.texts["pkg/mod.py"] = "def f():\n    return 1\n";
-  tree.facts["pkg/mod.py"] = facts_of("pkg/mod.py", {symbol("pkg.mod.f", frontend::SymbolKind::function, "pkg/mod.py", 1, 2)});
+  Tree tree = one_function("def f():\n    return 1\n");
   auto changes = unknown_change(".github/workflows/gpu.yaml", FileStatus::modified);
   map_data_files(tree.sources(), tree.lookup(), changes);
   EXPECT_EQ(changes.files[0].kind, FileKind::unknown);
@@ -149,9 +155,7 @@ TEST(MapDataFiles, UnnamedFileOrOneANonCodeFileNamesKeepsTheWholeSuite) {
 }
 
 TEST(MapDataFiles, NamedFileIsMappedWhereUnknownFilesAreIgnoredToo) {
-  Tree tree;
-  tree.texts["pkg/mod.py"] = "def f():\n    return open('data/table.csv')\n";
-  tree.facts["pkg/mod.py"] = facts_of("pkg/mod.py", {symbol("pkg.mod.f", frontend::SymbolKind::function, "pkg/mod.py", 1, 2)});
+  Tree tree = one_function("def f():\n    return open('data/table.csv')\n");
   auto changes = unknown_change("data/table.csv", FileStatus::modified);
   changes.widenings.clear();  // unknown_files = "ignore"
   map_data_files(tree.sources(), tree.lookup(), changes);
