@@ -10,7 +10,8 @@ Config default_config() {
                   "**/requirements*.txt", "tox.ini",     "pytest.ini",     "noxfile.py",
                   "fastci.toml",    "**/CMakeLists.txt",  "CMakeLists.txt", "Makefile",
                   "MANIFEST.in",    ".github/workflows/**", ".gitlab-ci.yml", "Dockerfile*",
-                  "**/Dockerfile*", "environment*.yml"};
+                  "**/Dockerfile*", "environment*.yml", "uv.lock", "**/uv.lock", "poetry.lock",
+                  "Pipfile", "Pipfile.lock", "**/constraints*.txt", "constraints*.txt"};
   c.ignore = {"*.md",  "**/*.md",  "*.rst", "**/*.rst", "docs/**", "LICENSE*", "**/LICENSE*",
               "NOTICE*", "AUTHORS*", "CODEOWNERS", ".github/CODEOWNERS", ".gitignore",
               "**/.gitignore", "**/*.png", "**/*.jpg", "**/*.jpeg", "**/*.gif", "**/*.svg",

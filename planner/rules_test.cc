@@ -55,6 +55,9 @@ TEST(Config, PyprojectWithoutSectionGivesDefaults) {
   ASSERT_TRUE(config.ok());
   EXPECT_EQ(config->source, "defaults");
   EXPECT_EQ(config->unknown, UnknownFilePolicy::widen);
+  // Lock files pin the dependencies every test runs with (Megatron-LM's uv.lock).
+  for (const char* lock : {"uv.lock", "poetry.lock", "Pipfile.lock", "ci/constraints.txt"})
+    EXPECT_TRUE(any_match(config->select_all, lock)) << lock;
 }
 
 TEST(Config, ErrorsNameFileLineAndExpectation) {
