@@ -356,13 +356,10 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
   if (auto mapped = map_data_files_at(**repo, *head, head_facts, plan.changes); !mapped) return mapped.error();
   // The code reading a changed data file did not change itself: its base facts are its head facts,
   // which lets evidence rule out the tests that never ran it.
-  for (const auto& f : plan.changes.files)
-    if (f.kind == FileKind::data)
-      for (const auto& w : plan.changes.widenings)
-        if (w.file == f.path && w.scope == Widening::Scope::symbol)
-          for (const auto& s : plan.changes.symbols)
-            if (s.id == w.detail && !base_files.count(s.file) && !changed_paths.count(s.file))
-              if (const auto* facts = head_facts(s.file)) base_files.emplace(s.file, *facts);
+  if (const auto readers = data_file_readers(plan.changes); !readers.empty())
+    for (const auto& s : plan.changes.symbols)
+      if (readers.count(s.id) && !base_files.count(s.file) && !changed_paths.count(s.file))
+        if (const auto* facts = head_facts(s.file)) base_files.emplace(s.file, *facts);
   map_include_changes(base_facts, head_facts, head_index->index.includers, head_index->graph, plan.changes);
   {
     std::vector<const frontend::FileFacts*> units;

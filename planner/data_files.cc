@@ -205,4 +205,13 @@ void map_data_files(const TreeSources& tree, const FactsLookup& head_facts, Chan
   }
 }
 
+std::map<std::string, std::string> data_file_readers(const ChangeSet& changes) {
+  std::map<std::string, std::string> out;
+  for (const auto& f : changes.files)
+    if (f.kind == FileKind::data)
+      for (const auto& w : changes.widenings)
+        if (w.file == f.path && w.scope == Widening::Scope::symbol) out.emplace(w.detail, f.path);
+  return out;
+}
+
 }  // namespace fastci::planner

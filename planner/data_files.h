@@ -3,6 +3,7 @@
 /// code that reads them, instead of to every test.
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,5 +36,8 @@ struct TreeSources {
 /// module-level statements naming it select its module's importers. A file no code names, or that
 /// another file which is not code names, keeps its widening, with the reason added.
 void map_data_files(const TreeSources& tree, const FactsLookup& head_facts, ChangeSet& changes);
+
+/// The symbols map_data_files counted as changed, each with the data file it names.
+std::map<std::string, std::string> data_file_readers(const ChangeSet& changes);
 
 }  // namespace fastci::planner

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "planner/data_files.h"
+
 namespace fastci::planner {
 
 std::size_t skipped_importing_changes(const Selection& selection) {
@@ -107,11 +109,8 @@ class Selector {
       else head_seeds.push_back(s.id);
     }
     // A symbol counted as changed because it names a changed data file: the reason says which file.
-    for (const auto& f : changes.files)
-      if (f.kind == FileKind::data)
-        for (const auto& w : changes.widenings)
-          if (w.file == f.path && w.scope == Widening::Scope::symbol)
-            seed_label_[w.detail] = "changed data file " + f.path + " through its reader";
+    for (const auto& [id, path] : data_file_readers(changes))
+      seed_label_[id] = "changed data file " + path + " through its reader";
     for (const auto& w : changes.widenings)
       if (w.scope == Widening::Scope::importers && !w.detail.empty()) {
         seed_label_[w.detail] = "unparsed module";
