@@ -288,6 +288,37 @@ def pruning_table(strategies):
                                                      sum(p["pruned"] for _, p in pairs), gp, pct(gp, gs)))
 
 
+def mutant_runs_table(history):
+    """What the mutants ran (record_deepspeed_history.py --mutant-tests covering) and what the shortcut check
+    found; nothing for histories whose mutants all ran every test."""
+    mutants = [e for e in history["commits"] if e.get("kind") == "mutant"]
+    if not any("tests_run" in m for m in mutants):
+        return
+    rows = {}
+    for m in mutants:
+        run = m.get("tests_run", {"rule": "all", "reason": "recorded before the shortcut"})
+        why = run.get("reason", "")
+        if why.startswith("the start run did not execute"):
+            why = "the start run did not execute the function"  # one row, not one per function
+        key = (run["rule"], why if run["rule"] == "all" else "the tests that executed the function")
+        row = rows.setdefault(key, [0, 0, 0])
+        row[0] += 1
+        row[1] += run.get("ran", len(m["results"]))
+        row[2] += 1 if m.get("killed_by") else 0
+    print("\n### Which tests the mutants ran\n")
+    print("| rule | why | mutants | tests run (mean) | killed |")
+    print("|---|---|---:|---:|---:|")
+    for (rule, why), (n, ran, killed) in sorted(rows.items()):
+        print("| %s | %s | %d | %.1f | %d |" % (rule, why.replace("|", "\\|"), n, ran / n, killed))
+    checks = [m for m in mutants if "shortcut_check" in m]
+    missed = [(m, k) for m in checks for k in m["shortcut_check"]["killers_outside_covering"]]
+    print("\nShortcut check: %d mutant(s) ran every test although the evidence named the tests that executed "
+          "the mutated function; %d of them killed, %d killer(s) outside those tests%s" % (
+              len(checks), sum(1 for m in checks if m.get("killed_by")), len(missed),
+              "." if not missed else ": " + ", ".join("`%s` (mutant of `%s`)" % (k, m["mutant_of"][:9])
+                                                      for m, k in missed) + "."))
+
+
 def tables(args):
     with open(args.replay, encoding="utf-8") as fh:
         replay = json.load(fh)
@@ -316,6 +347,7 @@ def tables(args):
             s["mutants_caught"], s["mutants_killed"], s["pruned"]))
     python_only_table(history, strategies)
     pruning_table(strategies)
+    mutant_runs_table(history)
     print("\n### Mutants\n")
     print("| commit | where | operator | mutation | killed by |")
     print("|---|---|---|---|---|")

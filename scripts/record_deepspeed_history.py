@@ -28,6 +28,7 @@ import re
 import shlex
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -413,9 +414,10 @@ def read_events(path):
     return events
 
 
-def run_subset(args, repo, label, plugin_args=None, env_extra=None, check_build=None):
+def run_subset(args, repo, label, plugin_args=None, env_extra=None, check_build=None, only=None):
     """Runs the test subset in repo/tests; returns (results, info). Survives hangs: a test that started
-    but never reported is recorded as failed and the remaining tests run in a fresh pytest process."""
+    but never reported is recorded as failed and the remaining tests run in a fresh pytest process.
+    `only`: a set of test ids (as recorded, e.g. tests/unit/x.py::t) to run instead of the whole subset."""
     tests_dir = os.path.join(repo, args.tests_subdir)
     rundir = os.path.join(args.out, "runs", label)
     shutil.rmtree(rundir, ignore_errors=True)
@@ -439,6 +441,13 @@ def run_subset(args, repo, label, plugin_args=None, env_extra=None, check_build=
         info["not_built"] = info["prebuild_ok"]
         return [], info
     selection = test_args(args)
+    if only is not None:
+        selection = [w for w in selection if "::" not in w or w.startswith("-") or
+                     env["DS_HISTORY_PREFIX"] + w in only]
+        if not any("::" in w and not w.startswith("-") for w in selection):
+            # none of them is in the subset: pytest without ids would run the whole folder
+            info["nothing_to_run"] = True
+            return [], info
     wanted = None
     if getattr(args, "select_by_id", False):
         selection, wanted = id_selection(selection, tests_dir, env["DS_HISTORY_PREFIX"], rundir)
@@ -838,6 +847,52 @@ def mutant_candidates(args, repo, entry, executed_funcs, covered_files, built_cp
     return cands
 
 
+def covering_tests(store, cand):
+    """Ids of the tests whose start evidence executed the function holding a mutated Python line (the
+    function's contexts, worker processes included), or None where the evidence cannot narrow the run:
+    module level and class bodies (they run at import, which no test's context holds), C++, and functions
+    the start run did not execute (added or renamed since)."""
+    if cand["lang"] != "py" or not cand.get("function") or not cand["executed"]:
+        return None
+    keys = sorted(set("%s::%s" % (p, cand["function"]) for p in (cand["file"], path_alias(cand["file"]))))
+    con = sqlite3.connect("file:%s?mode=ro" % store, uri=True)
+    try:
+        rows = con.execute("SELECT DISTINCT t.name FROM contexts c JOIN tests t ON t.id = c.test_id "
+                           "WHERE c.function IN (%s)" % ",".join("?" * len(keys)), keys).fetchall()
+    finally:
+        con.close()
+    return set(r[0] for r in rows) or None
+
+
+def whole_run_reason(args, cand, full_check):
+    """Why a mutant ran the whole subset."""
+    if args.mutant_tests == "all":
+        return "--mutant-tests all"
+    if full_check:
+        return "shortcut check: a random share of the mutants runs every test"
+    if cand["lang"] == "cpp":
+        return "C++: the start evidence does not say which tests run it"
+    if not cand.get("function"):
+        return "module level or class body: runs at import, in no test's context"
+    return "the start run did not execute %s::%s" % (cand["file"], cand["function"])
+
+
+def merge_with_real(ran, real_results):
+    """A mutant's results when only some tests ran: theirs, and for every other test of the real commit's
+    run its recorded result (marked "copied"), in the real run's order."""
+    by_id = {r["id"]: r for r in ran}
+    out = []
+    for r in real_results:
+        if r["id"] in by_id:
+            out.append(by_id.pop(r["id"]))
+        else:
+            copy = dict(r)
+            copy["copied"] = True
+            out.append(copy)
+    out.extend(r for r in ran if r["id"] in by_id)
+    return out
+
+
 def path_alias(path):
     # deepspeed/accelerator is a link to accelerator/ in DeepSpeed's tree
     if path.startswith("accelerator/"):
@@ -995,6 +1050,13 @@ def main():
     p.add_argument("--prebuild-ops", default=DEFAULT_PREBUILD_OPS,
                    help="op builders JIT-built before each run (comma separated; empty: none)")
     p.add_argument("--mutants-per-commit", type=int, default=1)
+    p.add_argument("--mutant-tests", choices=["covering", "all"], default="covering",
+                   help="covering: a Python mutant inside a function the start evidence saw executed runs only the "
+                   "tests that executed it (the rest keep the real commit's results); all: every mutant runs the "
+                   "whole subset")
+    p.add_argument("--full-suite-share", type=float, default=0.1,
+                   help="with --mutant-tests covering, the share of narrowable mutants (drawn at random) that run "
+                   "the whole subset instead, recording which killers the covering tests would have missed")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--cluster-gpus", type=int, default=8)
     p.add_argument("--local-size", type=int, default=4, help="LOCAL_SIZE for DeepSpeed's CPU accelerator")
@@ -1160,7 +1222,14 @@ def main():
                 sha = make_mutant(repo, entry, cand, number)
                 t0 = time.time()
                 check = (lambda since, f=cand["file"]: cpp_rebuilt(args, f, since)) if cand["lang"] == "cpp" else None
-                results, info = run_subset(args, repo, "mutant-%03d-%s" % (number, sha[:12]), check_build=check)
+                # --mutant-tests covering: only the tests whose start evidence ran the mutated function, except
+                # for a random share of the mutants, which run everything to show what the shortcut misses
+                covering = covering_tests(args.store, cand) if args.mutant_tests == "covering" else None
+                full_check = (covering is not None and
+                              random.Random("%d:check:%d" % (args.seed, number)).random() < args.full_suite_share)
+                only = None if covering is None or full_check else covering
+                results, info = run_subset(args, repo, "mutant-%03d-%s" % (number, sha[:12]), check_build=check,
+                                           only=only)
                 if info.get("not_built"):
                     log("mutant %d: %s:%d is not compiled by any extension at this commit; trying another" %
                         (number, cand["file"], cand["line"]))
@@ -1178,7 +1247,10 @@ def main():
                         not_built.update(c["file"] for c in ordered if c["lang"] == "cpp")
                     save()
                     continue
+                ran_ids = sorted(r["id"] for r in results)
                 killed = [r["id"] for r in results if r["outcome"] in ("failed", "error") and r["id"] in passed_real]
+                if only is not None:
+                    results = merge_with_real(results, real["results"])
                 mutation = {k: cand[k] for k in ("file", "line", "operator", "original", "replacement", "lang")}
                 mutation["executed_by_subset"] = cand["executed"]
                 if cand.get("function"):
@@ -1187,6 +1259,17 @@ def main():
                        "mutant_id": number, "branch": "mutant/%d" % number, "subject": entry["subject"],
                        "mutation": mutation, "killed_by": killed, "results": results,
                        "wall_seconds": round(time.time() - t0, 1), "counts": counts(results), "machine": machine}
+                if only is not None:
+                    rec["tests_run"] = {"rule": "covering", "ran": len(ran_ids), "ran_tests": ran_ids,
+                                        "reason": "the tests whose start evidence executed %s::%s; the others' "
+                                                  "results are the real commit's (copied)" % (
+                                                      cand["file"], cand["function"])}
+                else:
+                    rec["tests_run"] = {"rule": "all", "ran": len(ran_ids),
+                                        "reason": whole_run_reason(args, cand, full_check)}
+                if full_check:
+                    rec["shortcut_check"] = {"covering": sorted(covering),
+                                             "killers_outside_covering": [k for k in killed if k not in covering]}
                 if info["hangs"]:
                     rec["hangs"] = info["hangs"]
                 if not info["prebuild_ok"]:
@@ -1196,9 +1279,11 @@ def main():
                 next_id += 1
                 need -= 1
                 save()
-                log("mutant %d of %s (%s %s %s:%d): killed by %d, %s in %.0f s" % (
+                log("mutant %d of %s (%s %s %s:%d): killed by %d, ran %d test(s) (%s), %s in %.0f s%s" % (
                     number, entry["commit"][:10], cand["lang"], cand["operator"], cand["file"], cand["line"],
-                    len(killed), fmt_counts(rec["counts"]), rec["wall_seconds"]))
+                    len(killed), len(ran_ids), rec["tests_run"]["rule"], fmt_counts(rec["counts"]),
+                    rec["wall_seconds"], "; shortcut check: %d killer(s) outside the %d covering test(s)" % (
+                        len(rec["shortcut_check"]["killers_outside_covering"]), len(covering)) if full_check else ""))
             if need > 0:
                 log("commit %s: %d mutant(s) short (no more candidates)" % (entry["commit"][:10], need))
     save()

@@ -1,0 +1,107 @@
+"""The recorder's mutant shortcut (scripts/record_deepspeed_history.py --mutant-tests covering) on the real
+start evidence of the deepspeed-cpu-latest history: which tests a mutant runs, and how the results of
+the others are carried over from the real commit."""
+
+import lzma
+import os
+import shutil
+import sqlite3
+import sys
+
+import pytest
+
+from plugin_under_test import SCRIPTS
+
+# The recorder is a script beside the plugin, not part of it: appended, so that an installed plugin under
+# test is not shadowed by the checkout's.
+if SCRIPTS not in sys.path:
+    sys.path.append(SCRIPTS)
+import record_deepspeed_history as recorder  # noqa: E402
+
+HISTORY = os.path.join(os.path.dirname(SCRIPTS), "tests", "data", "history", "deepspeed-cpu-latest")
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    packed = os.path.join(HISTORY, "evidence.db.xz")
+    if not os.path.exists(packed):
+        pytest.skip("no deepspeed-cpu-latest evidence in this checkout")
+    path = str(tmp_path_factory.mktemp("evidence") / "evidence.db")
+    with lzma.open(packed, "rb") as src, open(path, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    return path
+
+
+def subset_ids():
+    with open(os.path.join(HISTORY, "tests.txt"), encoding="utf-8") as fh:
+        return set("tests/" + line.strip() for line in fh if line.strip() and not line.startswith("#"))
+
+
+def candidate(path, function, executed=True, lang="py"):
+    return {"file": path, "function": function, "executed": executed, "lang": lang}
+
+
+def contexts_of(store, function):
+    con = sqlite3.connect(store)
+    try:
+        return set(r[0] for r in con.execute(
+            "SELECT DISTINCT t.name FROM contexts c JOIN tests t ON t.id = c.test_id WHERE c.function = ?",
+            (function,)))
+    finally:
+        con.close()
+
+
+def test_a_function_runs_the_tests_whose_evidence_executed_it(store):
+    # get_accelerator is read by about a third of the subset, through the worker processes too
+    covering = recorder.covering_tests(store, candidate("accelerator/real_accelerator.py", "get_accelerator"))
+    assert covering == contexts_of(store, "accelerator/real_accelerator.py::get_accelerator")
+    assert 100 < len(covering) < len(subset_ids())
+    assert covering <= subset_ids(), "ids as the history records them (tests/unit/...)"
+    assert any("TestCPUAdam" in t for t in covering), "DistributedTest workers' contexts count"
+
+
+def test_the_link_into_deepspeed_finds_the_same_tests(store):
+    # deepspeed/accelerator is a symbolic link to accelerator/ in DeepSpeed's tree; a diff names either
+    via_link = recorder.covering_tests(store, candidate("deepspeed/accelerator/real_accelerator.py",
+                                                        "get_accelerator"))
+    direct = recorder.covering_tests(store, candidate("accelerator/real_accelerator.py", "get_accelerator"))
+    assert via_link == direct
+
+
+def test_a_method_is_named_by_its_qualified_name(store):
+    covering = recorder.covering_tests(store, candidate("deepspeed/runtime/engine.py",
+                                                        "DeepSpeedEngine.__check_params"))
+    assert covering and covering == contexts_of(store, "deepspeed/runtime/engine.py::DeepSpeedEngine.__check_params")
+
+
+def test_what_the_evidence_cannot_narrow_runs_everything(store):
+    assert recorder.covering_tests(store, candidate("deepspeed/runtime/engine.py", None)) is None  # module level
+    assert recorder.covering_tests(store, candidate("csrc/adam/cpu_adam.cpp", None, lang="cpp")) is None
+    assert recorder.covering_tests(store, candidate("deepspeed/runtime/engine.py", "DeepSpeedEngine.no_such_method",
+                                                    executed=False)) is None
+    # marked executed but absent from the store (another store, a renamed function): nothing to narrow to
+    assert recorder.covering_tests(store, candidate("deepspeed/runtime/engine.py", "DeepSpeedEngine.no_such_method")) is None
+
+
+def test_results_of_the_tests_not_run_are_the_real_commits():
+    real = [{"id": "a", "outcome": "passed", "seconds": 1.0, "gpus": 1},
+            {"id": "b", "outcome": "failed", "seconds": 2.0, "gpus": 2, "message": "x"},
+            {"id": "c", "outcome": "passed", "seconds": 3.0, "gpus": 1}]
+    ran = [{"id": "c", "outcome": "failed", "seconds": 4.0, "gpus": 1, "message": "mutant"},
+           {"id": "new", "outcome": "passed", "seconds": 0.5, "gpus": 1}]
+    merged = recorder.merge_with_real(ran, real)
+    assert [r["id"] for r in merged] == ["a", "b", "c", "new"], "the real run's order, then tests it lacked"
+    assert merged[0] == dict(real[0], copied=True) and merged[1] == dict(real[1], copied=True)
+    assert merged[2] == ran[0] and "copied" not in merged[2]
+    assert "copied" not in real[0], "the real commit's entry is not changed"
+
+
+def test_why_a_mutant_ran_everything():
+    class Args:
+        mutant_tests = "covering"
+
+    assert "C++" in recorder.whole_run_reason(Args, candidate("csrc/x.cpp", None, lang="cpp"), False)
+    assert "module level" in recorder.whole_run_reason(Args, candidate("deepspeed/x.py", None), False)
+    assert "did not execute deepspeed/x.py::f" in recorder.whole_run_reason(Args, candidate("deepspeed/x.py", "f"),
+                                                                             False)
+    assert "shortcut check" in recorder.whole_run_reason(Args, candidate("deepspeed/x.py", "f"), True)
