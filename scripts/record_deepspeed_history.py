@@ -902,10 +902,12 @@ def path_alias(path):
     return path
 
 
-def choose_mutants(cands, k, rng):
+def choose_mutants(cands, k, rng, unexecuted=False):
+    """Candidates in the order to try them: C++ first, each group shuffled; only lines the start evidence
+    saw executed unless `unexecuted` (then those first, the others where a commit has none)."""
     if not cands:
         return []
-    pool = [c for c in cands if c["executed"]] or cands
+    pool = [c for c in cands if c["executed"]] or (cands if unexecuted else [])
     cpp = [c for c in pool if c["lang"] == "cpp"]
     py = [c for c in pool if c["lang"] == "py"]
     order = []
@@ -1054,6 +1056,10 @@ def main():
                    help="covering: a Python mutant inside a function the start evidence saw executed runs only the "
                    "tests that executed it (the rest keep the real commit's results); all: every mutant runs the "
                    "whole subset")
+    p.add_argument("--mutate-unexecuted", action="store_true",
+                   help="a commit none of whose changed lines the start evidence saw executed gets mutants on "
+                   "the others (default: no mutant there; such a fault can only fail a test whose path the start "
+                   "run did not take)")
     p.add_argument("--full-suite-share", type=float, default=0.1,
                    help="with --mutant-tests covering, the share of narrowable mutants (drawn at random) that run "
                    "the whole subset instead, recording which killers the covering tests would have missed")
@@ -1201,7 +1207,7 @@ def main():
                 continue
             rng = random.Random("%d:%s" % (args.seed, entry["commit"]))
             cands = cand_cache[entry["commit"]]
-            ordered = choose_mutants(cands, need, rng)
+            ordered = choose_mutants(cands, need, rng, unexecuted=args.mutate_unexecuted)
             passed_real = set(r["id"] for r in real["results"] if r["outcome"] in ("passed", "xfailed"))
             not_built = set()
             rejected = 0

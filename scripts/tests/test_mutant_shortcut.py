@@ -105,3 +105,13 @@ def test_why_a_mutant_ran_everything():
     assert "did not execute deepspeed/x.py::f" in recorder.whole_run_reason(Args, candidate("deepspeed/x.py", "f"),
                                                                              False)
     assert "shortcut check" in recorder.whole_run_reason(Args, candidate("deepspeed/x.py", "f"), True)
+
+
+def test_mutants_go_only_on_lines_the_start_evidence_saw_executed():
+    import random
+
+    run = dict(candidate("deepspeed/a.py", "f"), line=3)
+    cold = dict(candidate("deepspeed/a.py", "g", executed=False), line=9)
+    assert recorder.choose_mutants([cold, run], 2, random.Random(1)) == [run]
+    assert recorder.choose_mutants([cold], 2, random.Random(1)) == [], "a commit nothing executed gets no mutant"
+    assert recorder.choose_mutants([cold], 2, random.Random(1), unexecuted=True) == [cold]
