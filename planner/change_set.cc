@@ -82,7 +82,10 @@ class SymbolLines {
     int last = 0;
     for (const auto& s : facts->symbols) {
       by_id_.emplace(s.id, &s);
-      if (s.kind == SymbolKind::variable) variables_[s.qualified_name].push_back(&s);
+      if (s.kind == SymbolKind::variable) {
+        variables_[s.qualified_name].push_back(&s);
+        all_variables_.push_back(&s);
+      }
       if (s.kind == SymbolKind::module) module_ = &s;
       if (s.kind == SymbolKind::module || s.kind == SymbolKind::placeholder || s.first_line < 1 ||
           s.last_line < s.first_line)
@@ -132,6 +135,9 @@ class SymbolLines {
     return out;
   }
 
+  /// Every variable of the file (module and class level).
+  const std::vector<const Symbol*>& variables() const { return all_variables_; }
+
   const Symbol* find(const std::string& id) const {
     auto it = by_id_.find(id);
     return it == by_id_.end() ? nullptr : it->second;
@@ -143,6 +149,7 @@ class SymbolLines {
   std::vector<const Symbol*> class_at_;
   std::unordered_map<std::string, const Symbol*> by_id_;
   std::unordered_map<std::string, std::vector<const Symbol*>> variables_;  ///< by qualified name
+  std::vector<const Symbol*> all_variables_;
   const Symbol* module_ = nullptr;
   bool present_ = false;
 };
@@ -176,6 +183,7 @@ class Builder {
     std::set<std::string> touched_head, touched_base;
     module_lines_.clear();
     shared_lines_.clear();
+    own_code_touched_.clear();
     index_imports(head);
     SymbolLines head_lines(head), base_lines(base);
     head_side_ = true;
@@ -188,7 +196,7 @@ class Builder {
     std::set<std::string> ids(touched_head.begin(), touched_head.end());
     ids.insert(touched_base.begin(), touched_base.end());
     int unchanged = 0;
-    std::vector<const Symbol*> changed_classes;
+    std::vector<std::pair<const Symbol*, const Symbol*>> changed_classes;  // head, base
     for (const auto& id : ids) {
       const Symbol* h = head_lines.find(id);
       const Symbol* b = base_lines.find(id);
@@ -207,7 +215,7 @@ class Builder {
         record(file, changed_symbol(*h, SymbolChange::changed));
         if (python && h->kind == SymbolKind::module) widen_module(file, *h);
         if (!python && h->kind == SymbolKind::module) widen_native_file(file, diff.status, h->doc_hash == b->doc_hash);
-        if (python && h->kind == SymbolKind::class_) changed_classes.push_back(h);
+        if (python && h->kind == SymbolKind::class_) changed_classes.emplace_back(h, b);
       } else if (h) {
         hashes_[h->id] = h->body_hash;
         record(file, changed_symbol(*h, SymbolChange::added));
@@ -217,14 +225,18 @@ class Builder {
         if (b->kind == SymbolKind::declaration) record_declared_function(file, *b);
       }
     }
-    // A class whose own code changed (decorators, bases, field order) may change what its fields
-    // mean: their readers count too.
-    if (!changed_classes.empty()) {
-      std::set<std::string> recorded(file.symbols.begin(), file.symbols.end());
-      std::set<const Symbol*> owners(changed_classes.begin(), changed_classes.end());
-      for (const auto& v : head->symbols)
-        if (v.kind == SymbolKind::variable && owners.count(head_lines.enclosing_class(v)) && !recorded.count(v.id))
-          record(file, changed_symbol(v, SymbolChange::changed));
+    // A class whose own code changed (decorators, bases, metaclass, class-level statements) may
+    // change what its fields mean: their readers count too. Where only its fields changed, the
+    // fields before the first one added, removed or edited keep their place in a generated
+    // __init__ and their meaning, so only those from there on count.
+    std::set<std::string> recorded(file.symbols.begin(), file.symbols.end());
+    for (const auto& [h, b] : changed_classes) {
+      std::size_t kept = own_code_touched_.count(h->id) || own_code_touched_.count(b->id)
+                             ? 0
+                             : unchanged_leading_fields(*h, *b, head_lines, base_lines, touched_head, touched_base);
+      auto fields = fields_of(*h, head_lines);
+      for (std::size_t i = kept; i < fields.size(); ++i)
+        if (recorded.insert(fields[i]->id).second) record(file, changed_symbol(*fields[i], SymbolChange::changed));
     }
     if (!python && outside_functions_ > 0) {
       out_.widenings.push_back({Widening::Scope::native_units, file.path,
@@ -364,6 +376,8 @@ class Builder {
                               [&](const Symbol* s) { return line == s->first_line || line == s->last_line; });
       if (edge && !is_trivial_line(text, false)) shared_lines_.push_back({line, text, head_side_});
     }
+    if (symbols.front()->kind == SymbolKind::class_ && !is_trivial_line(text, python))
+      own_code_touched_.insert(symbols.front()->id);
     for (const Symbol* s : symbols) {
       touched.insert(s->id);
       // A class's fields shape its generated __init__: the class compares its own hash too.
@@ -372,7 +386,30 @@ class Builder {
     }
   }
 
+  /// A class's own variables (its fields and class attributes), in line order.
+  static std::vector<const Symbol*> fields_of(const Symbol& owner, const SymbolLines& lines) {
+    std::vector<const Symbol*> out;
+    for (const Symbol* v : lines.variables())
+      if (lines.enclosing_class(*v) == &owner) out.push_back(v);
+    std::stable_sort(out.begin(), out.end(), [](const Symbol* a, const Symbol* b) { return a->first_line < b->first_line; });
+    return out;
+  }
+
+  /// How many leading fields of a class are the same names in the same order on both sides, none
+  /// of their lines changed.
+  static std::size_t unchanged_leading_fields(const Symbol& head, const Symbol& base, const SymbolLines& head_lines,
+                                              const SymbolLines& base_lines, const std::set<std::string>& touched_head,
+                                              const std::set<std::string>& touched_base) {
+    auto now = fields_of(head, head_lines), before = fields_of(base, base_lines);
+    std::size_t kept = 0;
+    while (kept < now.size() && kept < before.size() && now[kept]->qualified_name == before[kept]->qualified_name &&
+           !touched_head.count(now[kept]->id) && !touched_base.count(before[kept]->id))
+      ++kept;
+    return kept;
+  }
+
   ChangeSet& out_;
+  std::set<std::string> own_code_touched_;  ///< classes with a changed code line of their own (not a method's or a field's)
   std::unordered_set<std::string> import_sources_;  ///< symbols of the current file with an import edge
   std::string head_module_;                         ///< the current file's module symbol
   std::unordered_map<std::string, std::uint64_t> hashes_;  ///< body hashes of added (head) and deleted (base) symbols

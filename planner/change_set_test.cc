@@ -131,6 +131,46 @@ TEST(ChangeSet, ClassFieldChangeComparesTheClassToo) {
   EXPECT_EQ(got["py:pkg.mod.C.x="], SymbolChange::changed);
 }
 
+TEST(ChangeSet, AFieldAddedAfterTheOthersLeavesThemAlone) {
+  // @dataclass class C: x: int = 1 / y: int = 2, and z appended (DeepSpeed 711bd11ecc's IPGBucket.copy_streams):
+  // x and y keep their place in the generated __init__ and their meaning; the class (its constructor) and z count.
+  auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.C", SymbolKind::class_, 3, 10, 5),
+                     sym("pkg.mod.C.x=", SymbolKind::variable, 5, 5, 6), sym("pkg.mod.C.y=", SymbolKind::variable, 6, 6, 7)});
+  auto head = facts({sym("pkg.mod", SymbolKind::module, 1, 21, 1), sym("pkg.mod.C", SymbolKind::class_, 3, 11, 8),
+                     sym("pkg.mod.C.x=", SymbolKind::variable, 5, 5, 6), sym("pkg.mod.C.y=", SymbolKind::variable, 6, 6, 7),
+                     sym("pkg.mod.C.z=", SymbolKind::variable, 7, 7, 9)});
+  auto appended = run({modified({}, {}, {7}, {"    z: set = field(default_factory=set)"})}, &base, &head);
+  std::map<std::string, SymbolChange> got;
+  for (const auto& s : appended.symbols) got[s.id] = s.change;
+  EXPECT_EQ(got.size(), 2u);
+  EXPECT_EQ(got["py:pkg.mod.C"], SymbolChange::changed);
+  EXPECT_EQ(got["py:pkg.mod.C.z="], SymbolChange::added);
+
+  // The same with a code line of the class's own changed too (its decorator): every field counts.
+  auto decorated = run({modified({3}, {"@dataclass"}, {3, 7}, {"@dataclass(frozen=True)", "    z: set = field(default_factory=set)"})},
+                       &base, &head);
+  got.clear();
+  for (const auto& s : decorated.symbols) got[s.id] = s.change;
+  EXPECT_EQ(got.size(), 4u);
+  EXPECT_EQ(got["py:pkg.mod.C.x="], SymbolChange::changed);
+  EXPECT_EQ(got["py:pkg.mod.C.y="], SymbolChange::changed);
+
+  // A comment line added in the class body is no code of its own: still only the class and z.
+  auto commented = run({modified({}, {}, {7, 8}, {"    z: set = field(default_factory=set)", "    # producers"})}, &base, &head);
+  EXPECT_EQ(commented.symbols.size(), 2u);
+
+  // Inserted between x and y: y's place changed (a positional C(1, 2) now sets z), x's did not.
+  auto between = facts({sym("pkg.mod", SymbolKind::module, 1, 21, 1), sym("pkg.mod.C", SymbolKind::class_, 3, 11, 8),
+                        sym("pkg.mod.C.x=", SymbolKind::variable, 5, 5, 6), sym("pkg.mod.C.z=", SymbolKind::variable, 6, 6, 9),
+                        sym("pkg.mod.C.y=", SymbolKind::variable, 7, 7, 7)});
+  auto inserted = run({modified({}, {}, {6}, {"    z: set = field(default_factory=set)"})}, &base, &between);
+  got.clear();
+  for (const auto& s : inserted.symbols) got[s.id] = s.change;
+  EXPECT_EQ(got.size(), 3u);
+  EXPECT_EQ(got["py:pkg.mod.C.y="], SymbolChange::changed);
+  EXPECT_FALSE(got.count("py:pkg.mod.C.x="));
+}
+
 TEST(ChangeSet, AddedDeletedAndRenamedSymbols) {
   auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.old", SymbolKind::function, 2, 4, 55),
                      sym("pkg.mod.gone", SymbolKind::function, 6, 8, 66)});
