@@ -50,6 +50,12 @@ class ModuleLevelRepo : public ::testing::Test {
     change("field-docstring", "cfgpkg/config.py", "    lr: float = 0.1\n", "    lr: float = 0.1\n    \"\"\"The learning rate.\"\"\"\n");
     change("dead-code", "cfgpkg/ops.py", "def root(x):", "def unused_helper():\n    return 0\n\n\ndef root(x):");
     change("wrapped-default", "commpkg/comm.py", "op=\"sum\"", "op=\"max\"");
+    const char* inert =
+        "\"\"\"Helpers added later.\n\nOnly definitions.\n\"\"\"\n\nfrom __future__ import annotations\n\nimport math\n"
+        "from dataclasses import dataclass\n\nFACTOR = 3\n\n\n@dataclass(frozen=True)\nclass Spec:\n    size: int = 1\n\n\n"
+        "def triple(x: int) -> int:\n    return math.floor(x) * FACTOR\n";
+    add_module("added-module", "cfgpkg/extra.py", inert);
+    add_module("added-module-side-effect", "cfgpkg/extra.py", std::string(inert) + "\nprint(\"extra loaded\")\n");
   }
   static void TearDownTestSuite() {
     fs::remove_all(*repo_);
@@ -66,6 +72,14 @@ class ModuleLevelRepo : public ::testing::Test {
     text.replace(at, from.size(), to);
     std::ofstream(*repo_ / file) << text;
     git("commit -q -am " + tag + " && git tag " + tag);
+  }
+
+  /// A new module that the package's __init__ imports (so every test imports it).
+  static void add_module(const std::string& tag, const std::string& file, const std::string& text) {
+    git("checkout -q base");
+    std::ofstream(*repo_ / file) << text;
+    std::ofstream(*repo_ / "cfgpkg/__init__.py", std::ios::app) << "from cfgpkg import extra\n";
+    git("add -A && git commit -q -m " + tag + " && git tag " + tag);
   }
 
   static Plan plan_for(const std::string& tag) { return plan_of_tag(*repo_, tag); }
@@ -180,6 +194,26 @@ TEST_F(ModuleLevelRepo, SignatureChangeOfAWrappedFunctionReachesCallersOfTheWrap
   // not reproduce that loss; the evaluation's replay is the check for such rules).
   auto plan = plan_for("wrapped-default");
   EXPECT_EQ(selected(plan), std::set<std::string>{"tests/test_comm.py::test_all_reduce"});
+}
+
+TEST_F(ModuleLevelRepo, AddedModuleWithoutCodeOfItsOwnIsNotAChangeOfItsImporters) {
+  // Every test imports cfgpkg, whose __init__ now imports the new module: its docstring, future
+  // import, imports, constant, dataclass and function run nothing a test could meet by importing it.
+  auto plan = plan_for("added-module");
+  EXPECT_TRUE(selected(plan).empty());
+  EXPECT_TRUE(plan.changes.widenings.empty());
+  bool noted = false;
+  for (const auto& f : plan.changes.files)
+    if (f.path == "cfgpkg/extra.py") noted = f.note.find("without module-level code of its own") != std::string::npos;
+  EXPECT_TRUE(noted);
+  for (const auto& s : plan.changes.symbols) EXPECT_NE(s.id, "py:cfgpkg.extra") << "the module itself is no change";
+  // Importing it still runs its imports: the importers are collected.
+  ASSERT_EQ(plan.collection_checks.size(), 1u);
+  EXPECT_EQ(plan.collection_checks[0].files.size(), 7u);
+
+  // A statement of its own that runs on import (a print): every importer.
+  auto loud = plan_for("added-module-side-effect");
+  EXPECT_EQ(selected(loud).size(), 7u);
 }
 
 TEST_F(ModuleLevelRepo, ImportTimeSideEffectWidensToImportersAndSaysWhere) {

@@ -247,6 +247,7 @@ class Builder {
       outside_functions_ = 0;
       return;
     }
+    if (python && diff.status == FileStatus::added) drop_inert_added_module(file);
     if (file.symbols.empty() && (diff.new_lines.size() + diff.old_lines.size()) > 0)
       file.note = unchanged > 0 ? "formatting, comments or docstrings only" : "no code lines changed";
   }
@@ -270,6 +271,42 @@ class Builder {
 
   /// A module's own code changed (a statement that binds no name: a call, a condition, a loop, a
   /// `try` around imports): it runs when the module is imported, so every importer is affected.
+  /// An added module runs on import only what its own code does. Without code of its own (only
+  /// its docstring, `from __future__` lines, definitions, imports and assignments, which are symbols
+  /// reached by their readers), it is what a modified module whose own code is unchanged is: not a
+  /// change its importers meet by importing it. Its imports are still collected (out_.imports).
+  void drop_inert_added_module(ChangedFile& file) {
+    if (has_own_code()) return;
+    auto module = std::find_if(out_.symbols.begin(), out_.symbols.end(), [&](const ChangedSymbol& s) {
+      return s.kind == SymbolKind::module && s.file == file.path && s.change == SymbolChange::added;
+    });
+    if (module == out_.symbols.end()) return;
+    std::erase(file.symbols, module->id);
+    out_.symbols.erase(module);
+    file.note = "added module without module-level code of its own (definitions, imports and assignments): "
+                "importing it runs none, so its importers are not selected for the import; its names reach their readers";
+  }
+
+  /// Whether module-level lines of the current file hold code of the module's own: something but its
+  /// docstring and `from __future__` imports (compiler directives).
+  bool has_own_code() const {
+    std::size_t i = 0;
+    if (!module_lines_.empty()) {
+      std::string first = summarize(module_lines_[0].text);
+      for (std::string quote : {"\"\"\"", "'''", "r\"\"\"", "r'''"}) {
+        if (!first.starts_with(quote)) continue;
+        std::string close = quote.substr(quote[0] == 'r' ? 1 : 0);
+        bool closed = first.find(close, quote.size()) != std::string::npos;
+        while (!closed && ++i < module_lines_.size()) closed = module_lines_[i].text.find(close) != std::string::npos;
+        ++i;
+        break;
+      }
+    }
+    for (; i < module_lines_.size(); ++i)
+      if (!summarize(module_lines_[i].text).starts_with("from __future__ import ")) return true;
+    return false;
+  }
+
   void widen_module(const ChangedFile& file, const Symbol& module) {
     const std::string where = first_module_line();
     out_.widenings.push_back({Widening::Scope::importers, file.path,
