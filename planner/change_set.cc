@@ -212,6 +212,13 @@ class Builder {
           ++unchanged;
           continue;
         }
+        bool annotations = false;
+        if (python && h->kind == SymbolKind::module && only_future_imports(annotations)) {
+          // Other features of __future__ are the default on every Python 3 this runs.
+          if (annotations && head) postpone_annotations(file, *head, module_lines_.front().line);
+          else ++unchanged;
+          continue;
+        }
         record(file, changed_symbol(*h, SymbolChange::changed));
         if (python && h->kind == SymbolKind::module) widen_module(file, *h);
         if (!python && h->kind == SymbolKind::module) widen_native_file(file, diff.status, h->doc_hash == b->doc_hash);
@@ -271,6 +278,35 @@ class Builder {
 
   /// A module's own code changed (a statement that binds no name: a call, a condition, a loop, a
   /// `try` around imports): it runs when the module is imported, so every importer is affected.
+  /// Whether every changed module-level code line of the current file, on both sides, is a
+  /// `from __future__ import` line; `annotations` tells whether one of them names that feature.
+  bool only_future_imports(bool& annotations) const {
+    annotations = false;
+    if (module_lines_.empty()) return false;
+    for (const auto& l : module_lines_) {
+      std::string text = summarize(l.text);
+      if (!text.starts_with("from __future__ import ")) return false;
+      if (text.find("annotations") != std::string::npos) annotations = true;
+    }
+    return true;
+  }
+
+  /// `from __future__ import annotations` added or removed: the module's annotations become strings
+  /// no code evaluates at definition time (or are evaluated again). Only code that reads annotations
+  /// sees it (dataclasses, pydantic, `typing.get_type_hints`, `functools.singledispatch`,
+  /// `torch.jit.script`), always through the annotated object: every definition of the module counts
+  /// as changed, and the importers are collected on CPU for what such code does at import.
+  void postpone_annotations(ChangedFile& file, const FileFacts& head, int line) {
+    std::set<std::string> recorded(file.symbols.begin(), file.symbols.end());
+    for (const auto& s : head.symbols)
+      if ((s.kind == SymbolKind::function || s.kind == SymbolKind::method || s.kind == SymbolKind::class_) &&
+          recorded.insert(s.id).second)
+        record(file, changed_symbol(s, SymbolChange::changed));
+    out_.imports.push_back({file.path, line, "__future__.annotations", head_module_});
+    file.note = "`from __future__ import annotations` changed: every definition of the module counts as changed "
+                "(annotations are read through them), and its importers are collected";
+  }
+
   /// An added module runs on import only what its own code does. Without code of its own (only
   /// its docstring, `from __future__` lines, definitions, imports and assignments, which are symbols
   /// reached by their readers), it is what a modified module whose own code is unchanged is: not a

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 #include "planner/change_set.h"
 
@@ -81,6 +82,31 @@ TEST(ChangeSet, ModuleLevelCodeThatBindsNoNameWidensToImportersWithItsLine) {
   auto same = run({modified({2}, {"\"\"\"Old.\"\"\""}, {2}, {"\"\"\"New.\"\"\""})}, &base, &base);
   EXPECT_TRUE(same.symbols.empty());
   EXPECT_TRUE(same.widenings.empty());
+}
+
+TEST(ChangeSet, PostponedAnnotationsChangeTheModulesDefinitionsNotItsImporters) {
+  // DeepSpeed ae1dba5483 adds `from __future__ import annotations` to moe/ep_router.py.
+  auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.C", SymbolKind::class_, 3, 12, 2),
+                     sym("pkg.mod.C.m", SymbolKind::method, 5, 8, 3), sym("pkg.mod.f", SymbolKind::function, 14, 16, 4),
+                     sym("pkg.mod.X=", SymbolKind::variable, 18, 18, 5)});
+  auto head = base;
+  head.symbols[0].body_hash = 9;  // the module's own tokens hold the new line
+  auto c = run({modified({}, {}, {1}, {"from __future__ import annotations"})}, &base, &head);
+  EXPECT_TRUE(c.widenings.empty());
+  std::set<std::string> ids;
+  for (const auto& s : c.symbols) ids.insert(s.id);
+  EXPECT_EQ(ids, (std::set<std::string>{"py:pkg.mod.C", "py:pkg.mod.C.m", "py:pkg.mod.f"}));
+  ASSERT_EQ(c.imports.size(), 1u);  // the importers are collected
+  EXPECT_EQ(c.imports[0].line, 1);
+  EXPECT_EQ(c.imports[0].module, "py:pkg.mod");
+  // Another feature of __future__ changes nothing on Python 3.
+  auto other = run({modified({}, {}, {1}, {"from __future__ import print_function"})}, &base, &head);
+  EXPECT_TRUE(other.symbols.empty());
+  EXPECT_TRUE(other.widenings.empty());
+  // With other module-level code beside it, the module's own code changed: its importers.
+  auto more = run({modified({}, {}, {1, 2}, {"from __future__ import annotations", "register(C)"})}, &base, &head);
+  ASSERT_EQ(more.widenings.size(), 1u);
+  EXPECT_EQ(more.widenings[0].scope, Widening::Scope::importers);
 }
 
 TEST(ChangeSet, OneStatementBindingSeveralNamesComparesEachName) {
