@@ -84,6 +84,7 @@ struct CheckedSymbol {
   const ChangedSymbol* change;
   frontend::Symbol base;  ///< the symbol at base (lines, file)
   Lines body;             ///< the lines that run only when it is called, at base
+  Lines entry;            ///< its first line (first decorator or `def`): what a run recording entries only shows
   std::string function;   ///< evidence function name (a kernel's reduced name)
   /// Launches of these are its evidence: a changed kernel itself, or the kernels through which alone a
   /// changed `__device__` function runs (kernels_calling); empty for host code.
@@ -142,6 +143,20 @@ SamplingLimits sampling_limits(const std::string& environment) {
       limits.max_calls = s["max_calls"].get<std::uint64_t>();
   }
   return limits;
+}
+
+/// Whether a run's lines are function entries only: the pytest plugin's tracer backend without
+/// coverage.py records, per test, the first line of each function called (its code object's
+/// co_firstlineno) and no other line, so only that line tells whether a function ran.
+bool entry_lines_only(const std::string& environment) {
+  auto j = nlohmann::json::parse(environment, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("backend") && j["backend"].is_string() && j["backend"] == "sys.setprofile";
+}
+
+/// Whether a test's run executed `c` as far as the run's lines can tell, and whether those lines
+/// still map to the run's commit (else its evidence is stale for `c`).
+bool lines_map(LineMapper& lines, const CheckedSymbol& c, const std::string& commit, bool entries_only) {
+  return lines.to_evidence_commit(c.base.file, entries_only ? c.entry : c.body, commit).has_value();
 }
 
 /// Whether a run recorded any kernel launch of the test (it ran on a GPU under a collector).
@@ -205,10 +220,12 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
   TestIdMap ids(static_selection);
   std::set<std::string> commits;
   std::map<std::int64_t, SamplingLimits> sampling;  // per run
+  std::set<std::int64_t> entries_only;               // runs whose lines are function entries only
   if (auto runs = store.runs(); runs.ok())
     for (const auto& r : *runs) {
       commits.insert(r.run.commit);
       sampling[r.id] = sampling_limits(r.run.environment);
+      if (entry_lines_only(r.run.environment)) entries_only.insert(r.id);
     }
 
   // 1. Which tests executed each changed symbol, in runs whose lines can be carried to base; for a
@@ -222,7 +239,8 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
     if (!checkable(s) && !kernel && !native) continue;
     const frontend::Symbol* base = base_symbol(s.change == SymbolChange::renamed ? s.renamed_from : s.id);
     if (!base) continue;
-    CheckedSymbol c{&s, *base, body_lines(*base, base_source), evidence_function_name(*base), {}, false, native, {}, true};
+    CheckedSymbol c{&s, *base, body_lines(*base, base_source), Lines{base->first_line, base->first_line},
+                    evidence_function_name(*base), {}, false, native, {}, true};
     if (kernel) c.kernels.push_back(evidence::kernel_symbol_name(base->qualified_name));
     if (!callers.empty()) {
       // Device code: native coverage never sees it; the launches of its kernels do.
@@ -246,7 +264,16 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
       auto hits = store.tests_covering(base->file, *mapped);
       if (!hits.ok()) continue;
       for (const auto& h : *hits)
-        if (h.commit == commit)
+        if (h.commit == commit && !entries_only.count(h.run_id))
+          if (auto id = ids.head_id(h.test_id); !id.empty()) c.executed[{id, h.run_id}] = h.commit;
+      // Runs that recorded function entries only: the entry line is the one that shows a call.
+      if (entries_only.empty()) continue;
+      auto entry = lines.to_evidence_commit(base->file, c.entry, commit);
+      if (!entry) continue;
+      auto entered = store.tests_covering(base->file, *entry);
+      if (!entered.ok()) continue;
+      for (const auto& h : *entered)
+        if (h.commit == commit && entries_only.count(h.run_id))
           if (auto id = ids.head_id(h.test_id); !id.empty()) c.executed[{id, h.run_id}] = h.commit;
     }
     ++out.symbols_with_evidence;
@@ -312,7 +339,7 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
       if (!summary.has_evidence) continue;
       if (!c.kernels.empty() && !launched_kernels) no_gpu.insert(c.change->id);
       else if (c.native && !summary.native_coverage) no_native.insert(c.change->id);
-      else if (lines.to_evidence_commit(c.base.file, c.body, summary.run_commit)) ruled_out.insert(c.change->id);
+      else if (lines_map(lines, c, summary.run_commit, entries_only.count(summary.run_id) > 0)) ruled_out.insert(c.change->id);
       else stale.insert(c.change->id);  // its lines changed since the deciding run: static reasons stand
     }
     for (auto& r : selected.reasons) {

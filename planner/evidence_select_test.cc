@@ -256,6 +256,31 @@ TEST_F(EvidenceSelect, ASignatureRunAtImportIsNotTheFunctionRunning) {
   EXPECT_EQ(find(e, "t_called")->reasons[0].kind, SelectionReason::Kind::evidence);
 }
 
+TEST_F(EvidenceSelect, ARunOfFunctionEntriesShowsACallByTheFunctionsFirstLine) {
+  // The plugin's tracer without coverage.py (a venv without it: DeepSpeed's deepspeed-cpu-latest
+  // history) records, per test, the first line of each function called and no other line: f's body
+  // line is never there, its `def` line is exactly when f ran.
+  auto result = store_->ingest(
+      [&](evidence::EvidenceSink& sink) {
+        sink.begin_run(evidence::Run{base_, "2026-12-01T10:00:00Z", "ci", R"({"backend":"sys.setprofile"})", "test", ""});
+        for (bool called : {true, false}) {
+          evidence::TestEvidence t;
+          t.test_id = called ? "t_called" : "t_not";
+          t.outcome = Outcome::passed;
+          if (called) t.coverage.push_back({"pkg/a.py", {{1, 1}}, {}});
+          t.coverage.push_back({"pkg/b.py", {{1, 1}}, {}});
+          sink.add_test(std::move(t));
+        }
+        return util::Status{};
+      },
+      "test", "runs");
+  ASSERT_TRUE(result.ok()) << result.error().to_string();
+  auto e = refine({{reaching("t_called"), reaching("t_not")}, {}});
+  ASSERT_NE(find(e, "t_called"), nullptr) << "its entry line shows f was called";
+  EXPECT_EQ(find(e, "t_called")->reasons[0].kind, SelectionReason::Kind::evidence);
+  EXPECT_NE(find_skipped(e, "t_not"), nullptr) << "it entered g only: f was not called";
+}
+
 TEST(EvidenceFunctionName, NamesFunctionsAsThePluginRecordsThem) {
   frontend::Symbol method{"py:pkg.mod.Cls.step", frontend::Language::python, frontend::SymbolKind::method,
                           "pkg.mod.Cls.step", "pkg/mod.py", 3, 9};
