@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <string_view>
 
 namespace fastci::callgraph {
 
@@ -53,6 +54,31 @@ bool has_resolved_callers(const VertexInfo& vertex, const std::vector<EdgeInfo>&
   });
 }
 
+/// Qualified names of the decorators applied to a definition (its `decorates` edges).
+std::vector<std::string_view> decorators_of(const CallGraph& graph, VertexId definition) {
+  std::vector<std::string_view> out;
+  for (const auto& e : graph.dependencies(definition))
+    if (e.kind == frontend::EdgeKind::decorates && !graph.vertex(e.to).symbol.qualified_name.empty())
+      out.push_back(graph.vertex(e.to).symbol.qualified_name);
+  return out;
+}
+
+/// A call from a function defined inside a decorator of `definition` (the decorator's wrapper,
+/// calling the function the decorator received) to `definition`. Every call of the decorated name
+/// reaches the definition itself too (a decorated name keeps its definition beside what the
+/// decorator returns), so followed backwards this edge adds only the callers of the *other*
+/// functions that decorator wraps: DeepSpeed's `instrument_w_nvtx.wrapped_fn` would make every
+/// instrumented function reach every other one's callers.
+bool wrapper_calls_wrapped(const CallGraph& graph, const EdgeInfo& edge, const std::vector<std::string_view>& decorators) {
+  if (edge.kind != frontend::EdgeKind::call || decorators.empty()) return false;
+  const auto& caller = graph.vertex(edge.from).symbol;
+  if (caller.kind != frontend::SymbolKind::function && caller.kind != frontend::SymbolKind::method) return false;
+  std::string_view name = caller.qualified_name;
+  return std::any_of(decorators.begin(), decorators.end(), [&](std::string_view d) {
+    return name.size() > d.size() + 1 && name.starts_with(d) && name[d.size()] == '.';
+  });
+}
+
 }  // namespace
 
 std::vector<ImpactHit> tests_reaching(const CallGraph& graph, const std::vector<std::string>& changed) {
@@ -84,8 +110,10 @@ std::vector<ImpactHit> tests_reaching(const CallGraph& graph, const std::vector<
       }
       auto dependents = graph.dependents(v);
       bool guess = !has_resolved_callers(graph.vertex(v), dependents);
+      auto decorators = decorators_of(graph, v);
       for (const auto& edge : dependents) {
         if (parents[edge.from].seen) continue;
+        if (wrapper_calls_wrapped(graph, edge, decorators)) continue;
         if (edge.kind == frontend::EdgeKind::name_match) {
           if (guess) guessed.emplace_back(v, edge.from);
           continue;

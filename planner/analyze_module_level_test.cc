@@ -50,6 +50,10 @@ class ModuleLevelRepo : public ::testing::Test {
     change("field-docstring", "cfgpkg/config.py", "    lr: float = 0.1\n", "    lr: float = 0.1\n    \"\"\"The learning rate.\"\"\"\n");
     change("dead-code", "cfgpkg/ops.py", "def root(x):", "def unused_helper():\n    return 0\n\n\ndef root(x):");
     change("wrapped-default", "commpkg/comm.py", "op=\"sum\"", "op=\"max\"");
+    change("wrapped-body", "commpkg/comm.py", "return x + src", "return x - src");
+    change("call-wrapped-body", "commpkg/comm.py", "return group is None", "return group is not None");
+    change("type-checking", "cfgpkg/ops.py", "import math\n",
+           "import math\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from cfgpkg.config import TrainConfig\n");
     const char* inert =
         "\"\"\"Helpers added later.\n\nOnly definitions.\n\"\"\"\n\nfrom __future__ import annotations\n\nimport math\n"
         "from dataclasses import dataclass\n\nFACTOR = 3\n\n\n@dataclass(frozen=True)\nclass Spec:\n    size: int = 1\n\n\n"
@@ -214,6 +218,25 @@ TEST_F(ModuleLevelRepo, AddedModuleWithoutCodeOfItsOwnIsNotAChangeOfItsImporters
   // A statement of its own that runs on import (a print): every importer.
   auto loud = plan_for("added-module-side-effect");
   EXPECT_EQ(selected(loud).size(), 7u);
+}
+
+TEST_F(ModuleLevelRepo, AWrappedFunctionReachesItsOwnCallersNotThoseOfEveryFunctionItsDecoratorWraps) {
+  // @timed_op wraps all_reduce and broadcast in one log_wrapper, which calls what timed_op received:
+  // followed backwards, broadcast's change would reach all_reduce's callers through it (DeepSpeed's
+  // instrument_w_nvtx wraps dozens of functions that way). A decorated name reaches its definition
+  // directly, so each change reaches its own callers.
+  EXPECT_EQ(selected(plan_for("wrapped-body")), std::set<std::string>{"tests/test_comm.py::test_broadcast"});
+  // barrier = timed_op(_barrier): bound to the wrapper alone, so the wrapper's call is the only path
+  // to _barrier, and it stays (with it, the callers of the other functions the wrapper runs).
+  EXPECT_TRUE(selected(plan_for("call-wrapped-body")).count("tests/test_comm.py::test_barrier"));
+}
+
+TEST_F(ModuleLevelRepo, TypeCheckingImportsRunNothing) {
+  // `if TYPE_CHECKING:` never runs: no importer depends on it; the `typing` import is collected.
+  auto plan = plan_for("type-checking");
+  EXPECT_TRUE(selected(plan).empty());
+  EXPECT_TRUE(plan.changes.widenings.empty());
+  for (const auto& s : plan.changes.symbols) EXPECT_NE(s.kind, frontend::SymbolKind::module) << s.id;
 }
 
 TEST_F(ModuleLevelRepo, ImportTimeSideEffectWidensToImportersAndSaysWhere) {

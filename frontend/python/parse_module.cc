@@ -162,7 +162,7 @@ class ModuleParser {
       TSNode node = ts_tree_cursor_current_node(&cursor);
       bool skip = false;
       if (descend) {
-        if (is(node, "comment")) {
+        if (is(node, "comment") || type_checking_block(node)) {
           skip = true;
         } else if (is_bare_string(node)) {
           docs_.emplace_back(ts_node_start_byte(node), ts_node_end_byte(node));
@@ -724,6 +724,14 @@ class ModuleParser {
     if (std::strcmp(type, "if_statement") == 0 && record_.scopes[scope].kind == Scope::Kind::module &&
         is_main_guard(field(node, "condition")))
       return;  // runs only as a script, never on import: importers do not depend on what it calls
+    if (type_checking_block(node)) {
+      // Never runs; its imports bind names annotations use: the body is read, not the condition
+      // (no module-level read of TYPE_CHECKING that would make its importers depend on it).
+      // visit_children, not visit_block: its statements are no certain bindings of the module's body.
+      TSNode body = field(node, "consequence");
+      if (!ts_node_is_null(body)) visit_children(body, scope);
+      return;
+    }
     if (std::strcmp(type, "augmented_assignment") == 0) {
       TSNode left = field(node, "left");
       if (!ts_node_is_null(left) && is(left, "identifier") && record_.scopes[scope].kind != Scope::Kind::function)
@@ -997,6 +1005,20 @@ class ModuleParser {
     }
     all_state_ = AllState::literal;
     if (std::find(all_names_.begin(), all_names_.end(), *name) == all_names_.end()) all_names_.push_back(*name);
+  }
+
+  /// A module-level `if TYPE_CHECKING:` (or `typing.TYPE_CHECKING`) without `else`/`elif`: its body
+  /// never runs (typing.TYPE_CHECKING is False at run time). Its bindings stay for the resolver
+  /// (annotations name them) but its tokens hash nothing, so a change there changes no symbol.
+  bool type_checking_block(TSNode node) const {
+    if (!is(node, "if_statement")) return false;
+    TSNode parent = ts_node_parent(node);
+    if (ts_node_is_null(parent) || !is(parent, "module")) return false;
+    if (!ts_node_is_null(field(node, "alternative"))) return false;
+    TSNode condition = field(node, "condition");
+    if (ts_node_is_null(condition)) return false;
+    std::string_view t = text(condition);
+    return t == "TYPE_CHECKING" || t == "typing.TYPE_CHECKING";
   }
 
   /// `__name__ == "__main__"` (either order, either quotes).
