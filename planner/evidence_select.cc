@@ -371,7 +371,7 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
                         "or at another size): their static paths stand; `fastci explain` names the run");
 
   // 4. Contexts of the changed symbols, and history, for pruning and risk.
-  std::set<std::string> sampled_out;
+  std::set<std::string> sampled_out, without_arcs;
   for (const auto& c : checked) {
     std::map<std::string, std::set<std::string>> keys;
     std::map<std::string, std::pair<std::set<std::string>, std::uint64_t>> recorded;  // raw keys, calls
@@ -407,6 +407,12 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
         summary.pairs.insert({c.change->id, "sampling-limit:" + id});
         sampled_out.insert(id);
       }
+      // A run of function entries only recorded no arcs: its contexts cannot tell which branches a
+      // call took, so two tests whose callers and arguments agree may still run different lines.
+      if (entries_only.count(summary.run_id)) {
+        summary.pairs.insert({c.change->id, "no-arcs:" + id});
+        without_arcs.insert(id);
+      }
       for (const auto& k : keys[id]) summary.pairs.insert({c.change->id, k});
     }
   }
@@ -431,6 +437,10 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
     out.notes.push_back(std::to_string(sampled_out.size()) +
                         " tests reached the collector's sampling limit on a changed symbol (contexts or calls per "
                         "function per test): their unrecorded contexts may differ, so they are never pruned for it");
+  if (!without_arcs.empty())
+    out.notes.push_back(std::to_string(without_arcs.size()) +
+                        " tests ran the change in runs that recorded function entries only (no coverage.py): "
+                        "their contexts hold no branches, so they are never pruned for it");
   for (auto& [id, selected] : candidates)
     if (!skipped.count(id)) out.selection.selected.push_back(std::move(selected));
   for (auto& [id, s] : skipped) out.selection.skipped.push_back(std::move(s));

@@ -263,11 +263,19 @@ TEST_F(EvidenceSelect, ARunOfFunctionEntriesShowsACallByTheFunctionsFirstLine) {
   auto result = store_->ingest(
       [&](evidence::EvidenceSink& sink) {
         sink.begin_run(evidence::Run{base_, "2026-12-01T10:00:00Z", "ci", R"({"backend":"sys.setprofile"})", "test", ""});
-        for (bool called : {true, false}) {
+        for (const char* id : {"t_called", "t_also", "t_not"}) {
           evidence::TestEvidence t;
-          t.test_id = called ? "t_called" : "t_not";
+          t.test_id = id;
           t.outcome = Outcome::passed;
-          if (called) t.coverage.push_back({"pkg/a.py", {{1, 1}}, {}});
+          if (std::string(id) != "t_not") {
+            t.coverage.push_back({"pkg/a.py", {{1, 1}}, {}});
+            evidence::ExecutionContext c;  // the same framework context, and no arcs: branches unknown
+            c.function = "pkg/a.py::f";
+            c.callers = {std::string("tests/test_a.py::") + id};
+            c.arguments = "x:int[1-1]";
+            c.count = 1;
+            t.contexts.push_back(c);
+          }
           t.coverage.push_back({"pkg/b.py", {{1, 1}}, {}});
           sink.add_test(std::move(t));
         }
@@ -275,10 +283,13 @@ TEST_F(EvidenceSelect, ARunOfFunctionEntriesShowsACallByTheFunctionsFirstLine) {
       },
       "test", "runs");
   ASSERT_TRUE(result.ok()) << result.error().to_string();
-  auto e = refine({{reaching("t_called"), reaching("t_not")}, {}});
+  auto e = refine({{reaching("t_called"), reaching("t_also"), reaching("t_not")}, {}});
   ASSERT_NE(find(e, "t_called"), nullptr) << "its entry line shows f was called";
   EXPECT_EQ(find(e, "t_called")->reasons[0].kind, SelectionReason::Kind::evidence);
   EXPECT_NE(find_skipped(e, "t_not"), nullptr) << "it entered g only: f was not called";
+  // Equal contexts without arcs do not make one test stand for the other: they may take other branches.
+  EXPECT_NE(e.evidence.at("t_called").pairs, e.evidence.at("t_also").pairs);
+  EXPECT_TRUE(e.evidence.at("t_also").pairs.count({kChanged, "no-arcs:t_also"}));
 }
 
 TEST(EvidenceFunctionName, NamesFunctionsAsThePluginRecordsThem) {
