@@ -276,8 +276,6 @@ class Builder {
       if (s.kind == SymbolKind::module) head_module_ = s.id;
   }
 
-  /// A module's own code changed (a statement that binds no name: a call, a condition, a loop, a
-  /// `try` around imports): it runs when the module is imported, so every importer is affected.
   /// Whether every changed module-level code line of the current file, on both sides, is a
   /// `from __future__ import` line; `annotations` tells whether one of them names that feature.
   bool only_future_imports(bool& annotations) const {
@@ -343,6 +341,8 @@ class Builder {
     return false;
   }
 
+  /// A module's own code changed (a statement that binds no name: a call, a condition, a loop, a
+  /// `try` around imports): it runs when the module is imported, so every importer is affected.
   void widen_module(const ChangedFile& file, const Symbol& module) {
     const std::string where = first_module_line();
     out_.widenings.push_back({Widening::Scope::importers, file.path,
