@@ -153,8 +153,8 @@ bool entry_lines_only(const std::string& environment) {
   return j.is_object() && j.contains("backend") && j["backend"].is_string() && j["backend"] == "sys.setprofile";
 }
 
-/// Whether a test's run executed `c` as far as the run's lines can tell, and whether those lines
-/// still map to the run's commit (else its evidence is stale for `c`).
+/// Whether the lines that show `c` ran in a run (its body, or its first line in a run of entries
+/// only) still map to the run's commit; else that run's evidence is stale for `c`.
 bool lines_map(LineMapper& lines, const CheckedSymbol& c, const std::string& commit, bool entries_only) {
   return lines.to_evidence_commit(c.base.file, entries_only ? c.entry : c.body, commit).has_value();
 }

@@ -1255,7 +1255,7 @@ def main():
                     continue
                 ran_ids = sorted(r["id"] for r in results)
                 killed = [r["id"] for r in results if r["outcome"] in ("failed", "error") and r["id"] in passed_real]
-                if only is not None:
+                if only is not None:  # the tests not run keep the real commit's results
                     results = merge_with_real(results, real["results"])
                 mutation = {k: cand[k] for k in ("file", "line", "operator", "original", "replacement", "lang")}
                 mutation["executed_by_subset"] = cand["executed"]
