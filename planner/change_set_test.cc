@@ -41,6 +41,13 @@ ChangeSet run(const std::vector<FileDiff>& diffs, const FileFacts* base, const F
   return build_change_set("b", "h", diffs, lookup(base), lookup(head), config);
 }
 
+/// Each changed symbol's kind of change, by id.
+std::map<std::string, SymbolChange> changes_by_id(const ChangeSet& c) {
+  std::map<std::string, SymbolChange> out;
+  for (const auto& s : c.symbols) out[s.id] = s.change;
+  return out;
+}
+
 TEST(ChangeSet, BodyChangeMarksTheInnermostSymbol) {
   auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.C", SymbolKind::class_, 3, 12, 2),
                      sym("pkg.mod.C.m", SymbolKind::method, 5, 8, 3)});
@@ -166,8 +173,7 @@ TEST(ChangeSet, AFieldAddedAfterTheOthersLeavesThemAlone) {
                      sym("pkg.mod.C.x=", SymbolKind::variable, 5, 5, 6), sym("pkg.mod.C.y=", SymbolKind::variable, 6, 6, 7),
                      sym("pkg.mod.C.z=", SymbolKind::variable, 7, 7, 9)});
   auto appended = run({modified({}, {}, {7}, {"    z: set = field(default_factory=set)"})}, &base, &head);
-  std::map<std::string, SymbolChange> got;
-  for (const auto& s : appended.symbols) got[s.id] = s.change;
+  auto got = changes_by_id(appended);
   EXPECT_EQ(got.size(), 2u);
   EXPECT_EQ(got["py:pkg.mod.C"], SymbolChange::changed);
   EXPECT_EQ(got["py:pkg.mod.C.z="], SymbolChange::added);
@@ -175,8 +181,7 @@ TEST(ChangeSet, AFieldAddedAfterTheOthersLeavesThemAlone) {
   // The same with a code line of the class's own changed too (its decorator): every field counts.
   auto decorated = run({modified({3}, {"@dataclass"}, {3, 7}, {"@dataclass(frozen=True)", "    z: set = field(default_factory=set)"})},
                        &base, &head);
-  got.clear();
-  for (const auto& s : decorated.symbols) got[s.id] = s.change;
+  got = changes_by_id(decorated);
   EXPECT_EQ(got.size(), 4u);
   EXPECT_EQ(got["py:pkg.mod.C.x="], SymbolChange::changed);
   EXPECT_EQ(got["py:pkg.mod.C.y="], SymbolChange::changed);
@@ -190,8 +195,7 @@ TEST(ChangeSet, AFieldAddedAfterTheOthersLeavesThemAlone) {
                         sym("pkg.mod.C.x=", SymbolKind::variable, 5, 5, 6), sym("pkg.mod.C.z=", SymbolKind::variable, 6, 6, 9),
                         sym("pkg.mod.C.y=", SymbolKind::variable, 7, 7, 7)});
   auto inserted = run({modified({}, {}, {6}, {"    z: set = field(default_factory=set)"})}, &base, &between);
-  got.clear();
-  for (const auto& s : inserted.symbols) got[s.id] = s.change;
+  got = changes_by_id(inserted);
   EXPECT_EQ(got.size(), 3u);
   EXPECT_EQ(got["py:pkg.mod.C.y="], SymbolChange::changed);
   EXPECT_FALSE(got.count("py:pkg.mod.C.x="));
