@@ -10,6 +10,7 @@
 #include "frontend/python/link_modules.h"
 #include "frontend/python/module_record.h"
 #include "frontend/python/parse_module.h"
+#include "util/hash.h"
 #include "util/progress.h"
 
 namespace fastci::callgraph {
@@ -117,20 +118,13 @@ std::vector<frontend::FileFacts> native_facts_of_units(const std::vector<SourceF
   return std::move(index.files);
 }
 
-IndexResult index_repository(const std::vector<SourceFile>& files, IndexCache& cache,
-                             const IndexOptions& options) {
-  IndexResult result;
-  std::vector<const SourceFile*> sources;
-  for (const auto& f : files) {
-    if (!is_indexed_source(f.path)) continue;
-    if (f.is_symlink) {
-      // A symlink is never followed: it may point out of the repository.
-      result.facts.diagnostics.push_back(warning(f.path, "symbolic link not followed; not indexed"));
-      continue;
-    }
-    sources.push_back(&f);
-  }
-  result.files = sources.size();
+namespace {
+
+/// Parses (or reads from the cache) every Python source and links them; the linked facts are
+/// cached under `key` for the next analysis of the same tree.
+void link_python_sources(const std::vector<const SourceFile*>& sources, const std::map<std::string, std::string>& aliases,
+                         const std::string& key, IndexCache& cache, const IndexOptions& options, IndexResult& result,
+                         std::vector<python::ExtensionModule>& declared) {
   std::vector<python::ModuleRecord> records(sources.size());
   std::vector<CacheEntry> fresh;
   std::mutex fresh_mutex;
@@ -138,6 +132,7 @@ IndexResult index_repository(const std::vector<SourceFile>& files, IndexCache& c
   util::Progress progress("indexing", sources.size());
   if (!options.show_progress) progress.finish();
   auto start = std::chrono::steady_clock::now();
+  std::atomic<bool> unreadable{false};
 
   auto work = [&] {
     for (std::size_t i = next++; i < sources.size(); i = next++) {
@@ -153,6 +148,7 @@ IndexResult index_repository(const std::vector<SourceFile>& files, IndexCache& c
       if (!content.ok()) {
         records[i] = python::parse_module(source.path, "");
         records[i].facts.parsed = false;
+        unreadable = true;
         records[i].facts.diagnostics.push_back(
             {frontend::Diagnostic::Severity::error, source.path, 0, content.error().message});
       } else {
@@ -176,14 +172,68 @@ IndexResult index_repository(const std::vector<SourceFile>& files, IndexCache& c
   if (auto status = cache.store(fresh); !status)
     result.facts.diagnostics.push_back(warning(".fastci/index.db", status.error().message));
 
-  auto aliases = package_aliases(files, sources);
-  std::vector<python::ExtensionModule> declared;
   for (const auto& r : records) declared.insert(declared.end(), r.extensions.begin(), r.extensions.end());
   start = std::chrono::steady_clock::now();
   auto diagnostics = std::move(result.facts.diagnostics);
   result.facts = python::link_modules(std::move(records), aliases, options.release_link_state);
-  result.facts.diagnostics.insert(result.facts.diagnostics.end(), diagnostics.begin(), diagnostics.end());
   result.link_seconds = seconds_since(start);
+  // A file that could not be read is linked as empty: worth reading again next time, not caching.
+  if (!unreadable)
+    if (auto status = cache.store_linked(key, python::serialize(python::LinkedTree{result.facts, declared})); !status)
+      diagnostics.push_back(warning(".fastci/index.db", status.error().message));
+  result.facts.diagnostics.insert(result.facts.diagnostics.end(), diagnostics.begin(), diagnostics.end());
+}
+
+/// The linked facts depend on nothing but the Python files (path and content) and the package
+/// aliases; the frontend version is the cache's own key column.
+std::string linked_key(const std::vector<const SourceFile*>& sources, const std::map<std::string, std::string>& aliases) {
+  std::string text;
+  for (const auto* s : sources) text.append(s->path).append(1, '\0').append(s->content_hash).append(1, '\n');
+  text.append(1, '\1');
+  for (const auto& [from, to] : aliases) text.append(from).append(1, '\0').append(to).append(1, '\n');
+  return util::content_hash(text);
+}
+
+/// The Python facts of a tree analysed before, or false.
+bool linked_from_cache(IndexCache& cache, const std::string& key, IndexResult& result,
+                       std::vector<python::ExtensionModule>& declared) {
+  auto blob = cache.lookup_linked(key);
+  if (!blob) return false;
+  auto tree = python::deserialize_linked(*blob);
+  if (!tree.ok()) return false;
+  auto diagnostics = std::move(result.facts.diagnostics);
+  result.facts = std::move(tree->facts);
+  result.facts.diagnostics.insert(result.facts.diagnostics.end(), diagnostics.begin(), diagnostics.end());
+  declared = std::move(tree->extensions);
+  return true;
+}
+
+}  // namespace
+
+IndexResult index_repository(const std::vector<SourceFile>& files, IndexCache& cache,
+                             const IndexOptions& options) {
+  IndexResult result;
+  std::vector<const SourceFile*> sources;
+  for (const auto& f : files) {
+    if (!is_indexed_source(f.path)) continue;
+    if (f.is_symlink) {
+      // A symlink is never followed: it may point out of the repository.
+      result.facts.diagnostics.push_back(warning(f.path, "symbolic link not followed; not indexed"));
+      continue;
+    }
+    sources.push_back(&f);
+  }
+  result.files = sources.size();
+  auto aliases = package_aliases(files, sources);
+  const std::string key = linked_key(sources, aliases);
+  std::vector<python::ExtensionModule> declared;
+  auto start = std::chrono::steady_clock::now();
+  if (linked_from_cache(cache, key, result, declared)) {
+    result.linked_from_cache = true;
+    result.parse_seconds = seconds_since(start);
+  } else {
+    link_python_sources(sources, aliases, key, cache, options, result, declared);
+  }
 
   start = std::chrono::steady_clock::now();
   add_native_facts(files, cache, options, declared, result);

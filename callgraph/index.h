@@ -41,6 +41,7 @@ struct IndexResult {
   std::size_t parsed = 0;  ///< cache misses
   double parse_seconds = 0;
   double link_seconds = 0;
+  bool linked_from_cache = false;  ///< the tree was analysed before: its linked facts came from the cache
   std::size_t native_units = 0;             ///< C++/CUDA translation units
   std::size_t native_parsed = 0;            ///< of them parsed by Clang this run (cache misses)
   std::size_t native_units_with_errors = 0; ///< units Clang reported errors in (facts kept)

@@ -16,6 +16,12 @@ CREATE TABLE IF NOT EXISTS facts (
   blob BLOB NOT NULL,
   PRIMARY KEY (frontend, path, content_hash)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS linked (
+  key TEXT NOT NULL PRIMARY KEY,
+  version TEXT NOT NULL,
+  blob BLOB NOT NULL,
+  used INTEGER NOT NULL
+);
 )sql";
 
 util::Error sqlite_error(sqlite3* db, const std::filesystem::path& file, const std::string& what) {
@@ -97,6 +103,52 @@ util::Status IndexCache::store(const std::vector<CacheEntry>& entries) {
     std::string message = sqlite3_errmsg(db_);
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     return util::Error{"cannot commit index cache: " + message};
+  }
+  return {};
+}
+
+bool IndexCache::exec(const char* sql, std::initializer_list<std::string_view> parameters,
+                      std::optional<std::string>* row) {
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db_, sql, -1, &statement, nullptr) != SQLITE_OK) return false;
+  int i = 0;
+  for (auto p : parameters)
+    sqlite3_bind_blob(statement, ++i, p.data(), static_cast<int>(p.size()), SQLITE_STATIC);
+  int rc = sqlite3_step(statement);
+  if (rc == SQLITE_ROW && row) {
+    const void* data = sqlite3_column_blob(statement, 0);
+    *row = std::string(static_cast<const char*>(data), static_cast<std::size_t>(sqlite3_column_bytes(statement, 0)));
+  }
+  sqlite3_finalize(statement);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE;
+}
+
+// Keys and versions are bound as blobs: they are compared byte for byte, as they were written.
+constexpr const char* kNextUse = "(SELECT COALESCE(MAX(used), 0) + 1 FROM linked)";
+
+std::optional<std::string> IndexCache::lookup_linked(std::string_view key) {
+  if (!db_) return std::nullopt;
+  std::lock_guard lock(mutex_);
+  std::optional<std::string> blob;
+  if (!exec("SELECT blob FROM linked WHERE key=?1 AND version=?2", {key, version_}, &blob) || !blob) return std::nullopt;
+  // Recency only decides what is evicted: a cache another process holds locked still serves the hit.
+  exec((std::string("UPDATE linked SET used=") + kNextUse + " WHERE key=?1").c_str(), {key});
+  return blob;
+}
+
+util::Status IndexCache::store_linked(std::string_view key, std::string_view blob, int keep) {
+  if (!db_) return {};
+  std::lock_guard lock(mutex_);
+  sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+  std::string evict = "DELETE FROM linked WHERE key NOT IN (SELECT key FROM linked ORDER BY used DESC LIMIT " +
+                      std::to_string(keep) + ")";
+  bool ok = exec((std::string("INSERT OR REPLACE INTO linked VALUES (?1, ?2, ?3, ") + kNextUse + ")").c_str(),
+                 {key, version_, blob}) &&
+            exec(evict.c_str(), {});
+  if (!ok || sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    std::string message = sqlite3_errmsg(db_);
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    return util::Error{"cannot write linked facts to the index cache: " + message};
   }
   return {};
 }

@@ -52,6 +52,37 @@ TEST(IndexCache, DisabledCacheStoresNothing) {
   auto cache = IndexCache::disabled();
   EXPECT_TRUE(cache->store({{"python", "a.py", "h", "b"}}).ok());
   EXPECT_FALSE(cache->lookup("python", "a.py", "h").has_value());
+  EXPECT_TRUE(cache->store_linked("tree", "facts").ok());
+  EXPECT_FALSE(cache->lookup_linked("tree").has_value());
+}
+
+TEST(IndexCache, KeepsTheLinkedFactsOfTheTreesUsedLast) {
+  auto dir = fresh_dir("cache_linked");
+  auto cache = IndexCache::open(dir / "index.db", "v1");
+  ASSERT_TRUE(cache.ok()) << cache.error().to_string();
+  std::string binary("with\0nul bytes", 14);
+  ASSERT_TRUE((*cache)->store_linked("tree-a", binary, 2).ok());
+  ASSERT_TRUE((*cache)->store_linked("tree-b", "facts of b", 2).ok());
+  EXPECT_EQ((*cache)->lookup_linked("tree-a"), binary);  // a is now the most recent
+  ASSERT_TRUE((*cache)->store_linked("tree-c", "facts of c", 2).ok());
+  EXPECT_TRUE((*cache)->lookup_linked("tree-a").has_value());
+  EXPECT_FALSE((*cache)->lookup_linked("tree-b").has_value()) << "the least recently used tree is evicted";
+  EXPECT_EQ((*cache)->lookup_linked("tree-c"), "facts of c");
+  ASSERT_TRUE((*cache)->store_linked("tree-c", "facts of c again", 2).ok());
+  EXPECT_EQ((*cache)->lookup_linked("tree-c"), "facts of c again");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(IndexCache, IgnoresLinkedFactsOfAnotherFrontendVersion) {
+  auto dir = fresh_dir("cache_linked_version");
+  {
+    auto cache = IndexCache::open(dir / "index.db", "v1");
+    ASSERT_TRUE((*cache)->store_linked("tree", "old facts").ok());
+  }
+  auto cache = IndexCache::open(dir / "index.db", "v2");
+  ASSERT_TRUE(cache.ok());
+  EXPECT_FALSE((*cache)->lookup_linked("tree").has_value());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "callgraph/index.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 namespace fastci::callgraph {
 namespace {
@@ -35,6 +38,67 @@ TEST(Index, PackagesImportedThroughADirectorySymlinkResolve) {
   EXPECT_TRUE(has_edge(index.facts, "py:tests.test_accel.test_accel", "py:accelerator.real_accelerator.get_accelerator"));
   // a link that leaves the repository names nothing
   EXPECT_FALSE(has_edge(index.facts, "py:tests.test_accel.test_accel", "?deepspeed.accelerator.get_accelerator"));
+}
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("fastci_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+std::vector<std::string> edges_of(const frontend::RepositoryFacts& facts) {
+  std::vector<std::string> out;
+  for (const auto& f : facts.files)
+    for (const auto& e : f.edges)
+      out.push_back(e.from + " " + frontend::to_string(e.kind) + " " + e.to + " " + e.file + ":" + std::to_string(e.line));
+  return out;
+}
+
+std::vector<SourceFile> small_tree(const std::string& helper_body) {
+  return {in_memory("pkg/__init__.py", ""),
+          in_memory("pkg/helpers.py", "def helper():\n    " + helper_body + "\n\n\ndef other():\n    return 2\n"),
+          in_memory("tests/test_helpers.py",
+                    "from pkg.helpers import helper\n\n\ndef test_helper():\n    assert helper()\n")};
+}
+
+TEST(Index, ATreeAnalysedBeforeIsNeitherParsedNorLinkedAgain) {
+  auto dir = fresh_dir("linked_cache");
+  auto cache = IndexCache::open(dir / "index.db", frontend_version());
+  ASSERT_TRUE(cache.ok()) << cache.error().to_string();
+  IndexOptions options;
+  options.show_progress = false;
+  auto first = index_repository(small_tree("return other()"), **cache, options);
+  EXPECT_FALSE(first.linked_from_cache);
+  EXPECT_EQ(first.parsed, 3u);
+  auto again = index_repository(small_tree("return other()"), **cache, options);
+  EXPECT_TRUE(again.linked_from_cache);
+  EXPECT_EQ(again.parsed, 0u);
+  EXPECT_EQ(edges_of(again.facts), edges_of(first.facts));
+  EXPECT_EQ(again.tests().size(), 1u);
+  EXPECT_EQ(again.facts.files.size(), first.facts.files.size());
+  EXPECT_TRUE(has_edge(again.facts, "py:pkg.helpers.helper", "py:pkg.helpers.other"));
+
+  // One file's content differs: another tree, linked again (its files' records still cached).
+  auto changed = index_repository(small_tree("return 1"), **cache, options);
+  EXPECT_FALSE(changed.linked_from_cache);
+  EXPECT_EQ(changed.parsed, 1u);
+  EXPECT_FALSE(has_edge(changed.facts, "py:pkg.helpers.helper", "py:pkg.helpers.other"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Index, ATreeWithAnUnreadableFileIsLinkedAgainNextTime) {
+  auto dir = fresh_dir("linked_cache_unreadable");
+  auto cache = IndexCache::open(dir / "index.db", frontend_version());
+  ASSERT_TRUE(cache.ok());
+  IndexOptions options;
+  options.show_progress = false;
+  auto files = small_tree("return other()");
+  files[1].load = [] { return util::Result<std::string>(util::Error{"disk read failed"}); };
+  auto first = index_repository(files, **cache, options);
+  EXPECT_FALSE(first.linked_from_cache);
+  auto again = index_repository(files, **cache, options);
+  EXPECT_FALSE(again.linked_from_cache) << "a link over a file that could not be read is not kept";
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

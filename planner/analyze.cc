@@ -344,6 +344,7 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
   plan.timing.link_seconds = head_index->index.link_seconds;
   plan.timing.files_indexed = head_index->index.files;
   plan.timing.files_parsed = head_index->index.parsed;
+  plan.timing.linked_from_cache = head_index->index.linked_from_cache;
   plan.timing.native_units = head_index->index.native_units;
   plan.timing.native_units_parsed = head_index->index.native_parsed;
   plan.timing.python_native_links = head_index->index.python_to_native_links;

@@ -599,7 +599,8 @@ def record_evidence(args, repo, commits, state):
                     if rec.get("type") == "coverage":
                         worker_cov += 1
                         worker_tests.add(rec.get("test"))
-    ev = {"commit": base, "dir": os.path.relpath(evdir, args.out), "files": len(files), "outcomes": c,
+    ev = {"commit": base, "recorded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+          "dir": os.path.relpath(evdir, args.out), "files": len(files), "outcomes": c,
           "seconds": round(wall, 1), "ingest_rc": proc.returncode, "ingest_output": proc.stdout[-4000:],
           "stats": stats, "worker_coverage_records": worker_cov, "tests_with_worker_coverage": len(worker_tests),
           "hangs": info["hangs"]}
@@ -1072,6 +1073,9 @@ def main():
     p.add_argument("--build-timeout", type=int, default=900, help="seconds for the extension pre-build")
     p.add_argument("--nice", type=int, default=5)
     p.add_argument("--runner", default="cpu", help="runner name given to fastci ingest")
+    p.add_argument("--redo-evidence", action="store_true",
+                   help="record the start evidence again (e.g. with coverage.py newly installed) and store it in a "
+                        "fresh OUT/evidence.db; recorded commits are kept, their touch summaries recomputed")
     p.add_argument("--phase", choices=["all", "commits", "mutants"], default="all",
                    help="all: evidence, every commit, then mutants; commits: no mutants; mutants: only mutants")
     p.add_argument("--deadline-minutes", type=float, default=0,
@@ -1130,6 +1134,12 @@ def main():
 
     machine = machine_fingerprint(args)
     log("machine: %s" % json.dumps(machine))
+    if args.redo_evidence and state.get("evidence"):
+        log("dropping the start evidence of %s (--redo-evidence)" % state["evidence"].get("recorded_at", "an earlier run"))
+        state.pop("evidence")
+        state.pop("machine", None)
+        if os.path.exists(args.store):
+            os.remove(args.store)
     check_machine(state, machine)
     if args.phase in ("all", "commits", "mutants"):
         if time_left():
@@ -1146,6 +1156,7 @@ def main():
         save()
 
     done = {e["commit"]: e for e in history["commits"] if e.get("kind") != "mutant"}
+    refresh_touch_info(args, repo, done, state, executed_funcs, covered_files, save)
     if args.phase in ("all", "commits"):
         for i, entry in enumerate(commits):
             if entry["commit"] in done:
@@ -1168,6 +1179,7 @@ def main():
             if info.get("not_collected"):
                 rec["not_collected"] = info["not_collected"]
             rec.update(touch_info(repo, entry, executed_funcs, covered_files, args.touch_paths.split(",")))
+            rec["touch_evidence"] = (state.get("evidence") or {}).get("recorded_at")
             history["commits"].append(rec)
             done[entry["commit"]] = rec
             save()
@@ -1311,6 +1323,19 @@ def cpp_rebuilt(args, path, since):
         if mentions and os.path.getmtime(log_file) >= since:
             return True
     return False
+
+
+def refresh_touch_info(args, repo, done, state, executed_funcs, covered_files, save):
+    """Recomputes the touch summary of commits recorded against another start evidence (--redo-evidence)."""
+    current = (state.get("evidence") or {}).get("recorded_at")
+    stale = [e for e in done.values() if e.get("touch_evidence") != current]
+    if not stale or not state.get("evidence"):
+        return
+    for rec in stale:
+        rec.update(touch_info(repo, rec, executed_funcs, covered_files, args.touch_paths.split(",")))
+        rec["touch_evidence"] = current
+    log("touch summaries of %d recorded commits recomputed against the start evidence of %s" % (len(stale), current))
+    save()
 
 
 def touch_info(repo, entry, executed_funcs, covered_files, paths=None):

@@ -1,6 +1,9 @@
 #include "frontend/python/module_record.h"
 
+#include <unordered_map>
+
 #include "util/byte_codec.h"
+#include "util/hash.h"
 
 namespace fastci::frontend::python {
 namespace {
@@ -58,18 +61,68 @@ std::optional<std::string> optional_from(ByteReader& r) {
 
 // ---- the facts ------------------------------------------------------------------------------
 
-void put_facts(ByteWriter& w, const FileFacts& f) {
+/// Strings written once and referred to by number: a linked tree repeats the same symbol ids in
+/// hundreds of thousands of edges. Records (one file each) are written without one.
+class StringTable {
+ public:
+  std::uint64_t number(std::string_view text) {
+    auto [it, fresh] = numbers_.try_emplace(text, texts_.size());
+    if (fresh) texts_.push_back(text);
+    return it->second;
+  }
+  const std::vector<std::string_view>& texts() const { return texts_; }
+
+ private:
+  struct Hash {
+    std::size_t operator()(std::string_view text) const { return util::hash64(text); }
+  };
+  std::unordered_map<std::string_view, std::uint64_t, Hash> numbers_;
+  std::vector<std::string_view> texts_;
+};
+
+/// A text of the facts: inline, or its number in the table.
+void put_text(ByteWriter& w, StringTable* table, std::string_view text) {
+  if (table)
+    w.u64(table->number(text));
+  else
+    w.str(text);
+}
+
+std::string text_from(ByteReader& r, const std::vector<std::string>* table) {
+  if (!table) return r.str();
+  std::uint64_t n = r.u64();
+  if (n >= table->size()) throw util::ByteCodecError("string number out of range");
+  return (*table)[n];
+}
+
+void put_diagnostic(ByteWriter& w, const Diagnostic& d) {
+  put_enum(w, d.severity);
+  w.str(d.file);
+  w.i64(d.line);
+  w.str(d.message);
+}
+
+Diagnostic diagnostic_from(ByteReader& r) {
+  Diagnostic d;
+  d.severity = enum_from(r, Diagnostic::Severity::error);
+  d.file = r.str();
+  d.line = r.i32();
+  d.message = r.str();
+  return d;
+}
+
+void put_facts(ByteWriter& w, const FileFacts& f, StringTable* table = nullptr) {
   w.str(f.path);
   w.str(f.content_hash);
   put_enum(w, f.language);
   w.boolean(f.parsed);
   w.u64(f.symbols.size());
   for (const auto& s : f.symbols) {
-    w.str(s.id);
+    put_text(w, table, s.id);
     put_enum(w, s.language);
     put_enum(w, s.kind);
-    w.str(s.qualified_name);
-    w.str(s.file);
+    put_text(w, table, s.qualified_name);
+    put_text(w, table, s.file);
     w.i64(s.first_line);
     w.i64(s.last_line);
     w.u64(s.body_hash);
@@ -77,10 +130,10 @@ void put_facts(ByteWriter& w, const FileFacts& f) {
   }
   w.u64(f.edges.size());
   for (const auto& e : f.edges) {
-    w.str(e.from);
-    w.str(e.to);
+    put_text(w, table, e.from);
+    put_text(w, table, e.to);
     put_enum(w, e.kind);
-    w.str(e.file);
+    put_text(w, table, e.file);
     w.i64(e.line);
   }
   w.u64(f.launches.size());
@@ -115,15 +168,10 @@ void put_facts(ByteWriter& w, const FileFacts& f) {
   }
   put_strings(w, f.imported_modules);
   w.u64(f.diagnostics.size());
-  for (const auto& d : f.diagnostics) {
-    put_enum(w, d.severity);
-    w.str(d.file);
-    w.i64(d.line);
-    w.str(d.message);
-  }
+  for (const auto& d : f.diagnostics) put_diagnostic(w, d);
 }
 
-FileFacts facts_from(ByteReader& r) {
+FileFacts facts_from(ByteReader& r, const std::vector<std::string>* table = nullptr) {
   FileFacts f;
   f.path = r.str();
   f.content_hash = r.str();
@@ -131,11 +179,11 @@ FileFacts facts_from(ByteReader& r) {
   f.parsed = r.boolean();
   f.symbols.resize(r.count());
   for (auto& s : f.symbols) {
-    s.id = r.str();
+    s.id = text_from(r, table);
     s.language = enum_from(r, Language::cuda);
     s.kind = enum_from(r, SymbolKind::declaration);
-    s.qualified_name = r.str();
-    s.file = r.str();
+    s.qualified_name = text_from(r, table);
+    s.file = text_from(r, table);
     s.first_line = r.i32();
     s.last_line = r.i32();
     s.body_hash = r.u64();
@@ -143,10 +191,10 @@ FileFacts facts_from(ByteReader& r) {
   }
   f.edges.resize(r.count());
   for (auto& e : f.edges) {
-    e.from = r.str();
-    e.to = r.str();
+    e.from = text_from(r, table);
+    e.to = text_from(r, table);
     e.kind = enum_from(r, EdgeKind::uses);
-    e.file = r.str();
+    e.file = text_from(r, table);
     e.line = r.i32();
   }
   f.launches.resize(r.count());
@@ -181,12 +229,7 @@ FileFacts facts_from(ByteReader& r) {
   }
   f.imported_modules = strings_from(r);
   f.diagnostics.resize(r.count());
-  for (auto& d : f.diagnostics) {
-    d.severity = enum_from(r, Diagnostic::Severity::error);
-    d.file = r.str();
-    d.line = r.i32();
-    d.message = r.str();
-  }
+  for (auto& d : f.diagnostics) d = diagnostic_from(r);
   return f;
 }
 
@@ -320,6 +363,25 @@ Scope scope_from(ByteReader& r) {
   return s;
 }
 
+void put_extension(ByteWriter& w, const ExtensionModule& e) {
+  w.str(e.name);
+  w.str(e.absolute_name);
+  w.str(e.builder_class);
+  put_strings(w, e.sources);
+  w.i64(e.line);
+}
+
+/// An extension without its file: a record's extensions are declared by the record's own file.
+ExtensionModule extension_from(ByteReader& r) {
+  ExtensionModule e;
+  e.name = r.str();
+  e.absolute_name = r.str();
+  e.builder_class = r.str();
+  e.sources = strings_from(r);
+  e.line = r.i32();
+  return e;
+}
+
 /// The kinds a raw reference may have (what parse_module records).
 bool is_reference_kind(EdgeKind kind) {
   return kind == EdgeKind::call || kind == EdgeKind::decorates || kind == EdgeKind::reference ||
@@ -348,13 +410,7 @@ std::string serialize(const ModuleRecord& record) {
     w.i64(r.owner);
   }
   w.u64(record.extensions.size());
-  for (const auto& e : record.extensions) {
-    w.str(e.name);
-    w.str(e.absolute_name);
-    w.str(e.builder_class);
-    put_strings(w, e.sources);
-    w.i64(e.line);
-  }
+  for (const auto& e : record.extensions) put_extension(w, e);
   w.u64(record.variables.size());
   for (const auto& v : record.variables) {
     w.i64(v.scope);
@@ -392,12 +448,8 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes) {
     }
     record.extensions.resize(r.count());
     for (auto& e : record.extensions) {
-      e.name = r.str();
-      e.absolute_name = r.str();
-      e.builder_class = r.str();
-      e.sources = strings_from(r);
+      e = extension_from(r);
       e.file = record.facts.path;
-      e.line = r.i32();
     }
     record.variables.resize(r.count());
     for (auto& v : record.variables) {
@@ -424,6 +476,52 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes) {
     return record;
   } catch (const util::ByteCodecError& e) {
     return util::Error{std::string("malformed cached Python module record: ") + e.what()};
+  }
+}
+
+// The linked form is written once per tree and read by every later analysis of the same tree, so
+// its layout has its own format tag: a record layout change does not have to invalidate it.
+constexpr std::string_view kLinkedFormat = "fastci-python-linked/1";
+
+std::string serialize(const LinkedTree& tree) {
+  StringTable table;
+  ByteWriter body;
+  body.u64(tree.facts.files.size());
+  for (const auto& f : tree.facts.files) put_facts(body, f, &table);
+  body.u64(tree.facts.diagnostics.size());
+  for (const auto& d : tree.facts.diagnostics) put_diagnostic(body, d);
+  body.u64(tree.extensions.size());
+  for (const auto& e : tree.extensions) {
+    put_extension(body, e);
+    body.str(e.file);
+  }
+  ByteWriter w;
+  w.str(kLinkedFormat);
+  w.u64(table.texts().size());
+  for (auto text : table.texts()) w.str(text);
+  return w.take() + body.take();
+}
+
+util::Result<LinkedTree> deserialize_linked(std::string_view bytes) {
+  try {
+    ByteReader r(bytes);
+    if (r.str() != kLinkedFormat) return util::Error{"cached linked facts have an unknown format"};
+    std::vector<std::string> table(r.count());
+    for (auto& text : table) text = r.str();
+    LinkedTree tree;
+    tree.facts.files.resize(r.count());
+    for (auto& f : tree.facts.files) f = facts_from(r, &table);
+    tree.facts.diagnostics.resize(r.count());
+    for (auto& d : tree.facts.diagnostics) d = diagnostic_from(r);
+    tree.extensions.resize(r.count());
+    for (auto& e : tree.extensions) {
+      e = extension_from(r);
+      e.file = r.str();
+    }
+    if (!r.done()) return util::Error{"cached linked facts: bytes after the end"};
+    return tree;
+  } catch (const util::ByteCodecError& e) {
+    return util::Error{std::string("malformed cached linked facts: ") + e.what()};
   }
 }
 

@@ -156,6 +156,18 @@ std::string serialize(const ModuleRecord& record);
 /// Reads what serialize wrote; fails with a message on anything else.
 util::Result<ModuleRecord> deserialize(std::string_view bytes);
 
+/// The linked facts of a whole tree's Python files and the native extensions they declare: what a
+/// tree analysed before needs instead of its records and a link (callgraph::index_repository).
+struct LinkedTree {
+  RepositoryFacts facts;
+  std::vector<ExtensionModule> extensions;
+};
+
+/// Cache form of a linked tree.
+std::string serialize(const LinkedTree& tree);
+/// Reads what serialize(LinkedTree) wrote; fails with a message on anything else.
+util::Result<LinkedTree> deserialize_linked(std::string_view bytes);
+
 /// Dotted module name of a repository-relative path (a/b/__init__.py -> a.b).
 std::string module_name_for_path(std::string_view path);
 

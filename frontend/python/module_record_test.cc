@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "frontend/python/link_modules.h"
 #include "frontend/python/parse_module.h"
 #include "frontend/python/python_test_support.h"
 
@@ -73,6 +74,50 @@ TEST(ModuleRecordCache, RejectsCorruptInput) {
   // Every proper prefix is refused, however it ends.
   for (std::size_t size = 0; size < bytes.size(); ++size) EXPECT_FALSE(deserialize(bytes.substr(0, size)).ok()) << size;
   EXPECT_FALSE(deserialize(bytes + "x").ok());
+}
+
+LinkedTree linked_fixture() {
+  auto source = util::read_file(testing::source_root() / "tests/fixtures/cpp/ext/setup.py");
+  auto setup = parse_module("tests/fixtures/cpp/ext/setup.py", source.ok() ? *source : "");
+  std::vector<ModuleRecord> records;
+  records.push_back(parse_module("pkg/m.py", "def f():\n    g()\n\n\ndef g():\n    return f\n"));
+  records.push_back(parse_module("tests/test_m.py", "from pkg.m import f\n\n\ndef test_f():\n    f()\n"));
+  LinkedTree tree;
+  tree.extensions = setup.extensions;
+  records.push_back(std::move(setup));
+  tree.facts = link_modules(std::move(records));
+  tree.facts.diagnostics.push_back({Diagnostic::Severity::warning, "pkg/link", 0, "a link not followed"});
+  return tree;
+}
+
+TEST(LinkedTreeCache, RoundTripsALinkedTree) {
+  LinkedTree tree = linked_fixture();
+  ASSERT_EQ(tree.extensions.size(), 1u);
+  std::string bytes = serialize(tree);
+  auto back = deserialize_linked(bytes);
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(serialize(*back), bytes);
+  ASSERT_EQ(back->facts.files.size(), 3u);
+  const auto& m = back->facts.files[0];
+  ASSERT_FALSE(m.edges.empty());
+  bool f_calls_g = false;
+  for (const auto& e : m.edges) f_calls_g |= e.from == "py:pkg.m.f" && e.to == "py:pkg.m.g" && e.kind == EdgeKind::call;
+  EXPECT_TRUE(f_calls_g);
+  EXPECT_EQ(back->facts.files[1].tests.size(), 1u);
+  EXPECT_EQ(back->facts.diagnostics.size(), 1u);
+  ASSERT_EQ(back->extensions.size(), 1u);
+  EXPECT_EQ(back->extensions[0].name, "fixture_ops");
+  EXPECT_EQ(back->extensions[0].file, "tests/fixtures/cpp/ext/setup.py");
+}
+
+TEST(LinkedTreeCache, RejectsCorruptInput) {
+  std::string bytes = serialize(linked_fixture());
+  EXPECT_FALSE(deserialize_linked("").ok());
+  auto record = deserialize_linked(serialize(parse_module("a.py", "x = 1\n")));
+  ASSERT_FALSE(record.ok()) << "a module record is not a linked tree";
+  EXPECT_NE(record.error().message.find("format"), std::string::npos);
+  for (std::size_t size = 0; size < bytes.size(); size += 7) EXPECT_FALSE(deserialize_linked(bytes.substr(0, size)).ok()) << size;
+  EXPECT_FALSE(deserialize_linked(bytes + "x").ok());
 }
 
 }  // namespace
