@@ -42,7 +42,8 @@ class IndexCache {
   /// Stores entries in one transaction; a failure leaves the cache as it was.
   util::Status store(const std::vector<CacheEntry>& entries);
 
-  /// The linked facts of a whole tree (key: LinkedKey), if cached; a hit makes it the most recent.
+  /// The linked facts of a whole tree (key: a hash of its Python paths, contents and package
+  /// aliases, made by index_repository), if cached; a hit makes it the most recent.
   std::optional<std::string> lookup_linked(std::string_view key);
   /// Stores a tree's linked facts and keeps only the `keep` most recently used trees: each is the
   /// size of the whole tree's edges, and a tree not analysed again is dead weight.
@@ -52,8 +53,8 @@ class IndexCache {
   IndexCache() = default;
   sqlite3* db_ = nullptr;
   sqlite3_stmt* lookup_ = nullptr;
-  /// Runs sql with text parameters (?1, ?2, ...) under the lock held by the caller; a row's first
-  /// column goes to `row` when given.
+  /// Runs sql with parameters (?1, ?2, ...) bound as blobs, under the lock held by the caller; a
+  /// row's first column goes to `row` when given.
   bool exec(const char* sql, std::initializer_list<std::string_view> parameters, std::optional<std::string>* row = nullptr);
   std::string version_;
   std::mutex mutex_;  ///< the parser threads share one connection and one prepared statement
