@@ -71,10 +71,15 @@ std::optional<std::string> IndexCache::lookup(std::string_view frontend, std::st
   sqlite3_bind_text(lookup_, 3, content_hash.data(), static_cast<int>(content_hash.size()),
                     SQLITE_TRANSIENT);
   sqlite3_bind_text(lookup_, 4, version_.data(), static_cast<int>(version_.size()), SQLITE_TRANSIENT);
-  if (sqlite3_step(lookup_) != SQLITE_ROW) return std::nullopt;
-  const void* data = sqlite3_column_blob(lookup_, 0);
-  int size = sqlite3_column_bytes(lookup_, 0);
-  return std::string(static_cast<const char*>(data), static_cast<std::size_t>(size));
+  std::optional<std::string> blob;
+  if (sqlite3_step(lookup_) == SQLITE_ROW) {
+    const void* data = sqlite3_column_blob(lookup_, 0);
+    blob.emplace(static_cast<const char*>(data), static_cast<std::size_t>(sqlite3_column_bytes(lookup_, 0)));
+  }
+  // A statement left on its row holds a read snapshot: no checkpoint could then reuse the WAL, which
+  // grew by every linked tree written after it (182 MB during one replay).
+  sqlite3_reset(lookup_);
+  return blob;
 }
 
 util::Status IndexCache::store(const std::vector<CacheEntry>& entries) {

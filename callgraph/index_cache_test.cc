@@ -4,6 +4,8 @@
 #include <fstream>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "callgraph/index_cache.h"
 
 namespace fastci::callgraph {
@@ -23,6 +25,26 @@ TEST(IndexCache, StoresAndFindsByPathAndHash) {
   EXPECT_EQ((*cache)->lookup("python", "a.py", "h1"), "blob-a");
   EXPECT_FALSE((*cache)->lookup("python", "a.py", "h2").has_value());
   EXPECT_FALSE((*cache)->lookup("cpp", "a.py", "h1").has_value());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(IndexCache, ALookupHoldsNoReadSnapshotThatWouldKeepTheLogGrowing) {
+  auto dir = fresh_dir("cache_wal");
+  auto cache = IndexCache::open(dir / "index.db", "v1");
+  ASSERT_TRUE(cache.ok()) << cache.error().to_string();
+  ASSERT_TRUE((*cache)->store({{"python", "a.py", "h1", "blob-a"}}).ok());
+  ASSERT_EQ((*cache)->lookup("python", "a.py", "h1"), "blob-a");
+  ASSERT_TRUE((*cache)->store_linked("tree", std::string(1 << 16, 'x')).ok());
+  // Another connection truncating the log succeeds only when no reader still holds a snapshot.
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / "index.db").c_str(), &other), SQLITE_OK);
+  int busy = -1;
+  sqlite3_exec(other, "PRAGMA wal_checkpoint(TRUNCATE)",
+               [](void* out, int, char** values, char**) { *static_cast<int*>(out) = std::atoi(values[0]); return 0; },
+               &busy, nullptr);
+  sqlite3_close(other);
+  EXPECT_EQ(busy, 0) << "the cache's own connection still reads an old snapshot";
+  EXPECT_EQ(std::filesystem::file_size(dir / "index.db-wal"), 0u);
   std::filesystem::remove_all(dir);
 }
 
