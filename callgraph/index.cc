@@ -171,6 +171,7 @@ void link_python_sources(const std::vector<const SourceFile*>& sources, const st
 
   if (auto status = cache.store(fresh); !status)
     result.facts.diagnostics.push_back(warning(".fastci/index.db", status.error().message));
+  std::vector<CacheEntry>().swap(fresh);  // the serialized records of a cold run: not needed while linking
 
   for (const auto& r : records) declared.insert(declared.end(), r.extensions.begin(), r.extensions.end());
   start = std::chrono::steady_clock::now();

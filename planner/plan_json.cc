@@ -195,13 +195,13 @@ json plan_to_json(const Plan& plan) {
           {"index_seconds", t.index_seconds}, {"link_seconds", t.link_seconds},
           {"select_seconds", t.select_seconds}, {"total_seconds", t.total_seconds}}}}},
       {"changes", changes_json(plan.changes)},
-      {"tests", tests},
+      {"tests", std::move(tests)},
       {"collection_checks", collection_checks_json(plan.collection_checks)},
       {"audit", audit_json(plan)},
-      {"pruned", pruned},
-      {"skipped", skipped},
-      {"quarantined", quarantined},
-      {"diagnostics", diagnostics},
+      {"pruned", std::move(pruned)},
+      {"skipped", std::move(skipped)},
+      {"quarantined", std::move(quarantined)},
+      {"diagnostics", std::move(diagnostics)},
   };
 }
 
