@@ -46,7 +46,7 @@ int run(const planner::AnalyzeOptions& options, const Outputs& outputs, bool qui
     std::cerr << "fastci-analyze: " << plan.error().to_string() << "\n";
     return util::kInputError;
   }
-  std::string json = planner::plan_to_json(*plan).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string json = planner::plan_json_text(*plan);
   if (int rc = write_or_complain(out, json); rc != util::kSuccess) return rc;
   if (!report.empty())
     if (int rc = write_or_complain(report, planner::render_markdown_report(*plan)); rc != util::kSuccess)

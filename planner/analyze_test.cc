@@ -119,6 +119,29 @@ std::set<std::string> changed_files(const Plan& plan) {
   return out;
 }
 
+TEST(Analyze, ThePlanTextIsTheDocumentWrittenEntryByEntry) {
+  auto plan = analyze(options_for(example_repo(), "base", "change"));
+  ASSERT_TRUE(plan.ok()) << plan.error().to_string();
+  auto dumped = [](const Plan& p) {
+    return plan_to_json(p).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  };
+  EXPECT_EQ(plan_json_text(*plan), dumped(*plan)) << "selected and skipped tests; no pruned or quarantined one";
+
+  // Every list filled, with text that needs escaping and a reason that looks like the writer's markers.
+  auto& p = plan->prioritized;
+  ASSERT_GE(p.ordered.size(), 2u);
+  p.pruned.push_back({p.ordered[1].selected.test, {p.ordered[0].selected.test.id}, "same contexts as \"kept\"\n", 12.5});
+  p.over_budget.push_back({p.ordered[1].selected.test, "\x01tests"});
+  p.quarantined.push_back({p.ordered[0].selected.test, "flaky: failed 2 of the last 5 runs \xff"});
+  plan->notes.push_back("\n  \"tests\": \"\x01tests\"");
+  const std::string text = plan_json_text(*plan);
+  EXPECT_EQ(text, dumped(*plan));
+  EXPECT_EQ(nlohmann::json::parse(text)["quarantined"].size(), 1u);
+
+  p.ordered.clear();
+  EXPECT_EQ(plan_json_text(*plan), dumped(*plan)) << "an empty list";
+}
+
 TEST(Analyze, APullRequestBehindItsTargetIsItsOwnCommitsOnly) {
   auto repo = moved_target_repo();
   auto pr = analyze(options_for(repo, "target", "change"));

@@ -100,15 +100,15 @@ json risk_json(const PlanEntry& e) {
           {"features", features}};
 }
 
-}  // namespace
+/// The lists of a plan that grow with the number of tests, each entry made on demand: the text
+/// writer dumps one entry at a time instead of holding a document of thousands of tests.
+struct PlanLists {
+  explicit PlanLists(const Plan& plan) : plan(plan) {
+    for (const auto& x : plan.prioritized.pruned)
+      for (const auto& k : x.kept_by) stands_for[k].push_back(x.test.id);
+  }
 
-json plan_to_json(const Plan& plan) {
-  const auto& p = plan.prioritized;
-  std::map<std::string, std::vector<std::string>> stands_for;  // kept test -> pruned tests it covers
-  for (const auto& x : p.pruned)
-    for (const auto& k : x.kept_by) stands_for[k].push_back(x.test.id);
-  json tests = json::array();
-  for (const auto& e : p.ordered) {
+  json test(const PlanEntry& e) const {
     json entry = test_json(e.selected.test);
     entry["gpus"] = e.gpus;
     entry["command"] = entry_command(e);
@@ -126,38 +126,50 @@ json plan_to_json(const Plan& plan) {
     entry["reasons"] = reasons_json(e.selected.reasons);
     add_evidence_run(e.selected, entry);
     if (auto it = stands_for.find(e.selected.test.id); it != stands_for.end()) entry["stands_for"] = it->second;
-    tests.push_back(std::move(entry));
+    return entry;
   }
-  json pruned = json::array();
-  for (const auto& x : p.pruned) {
+
+  json pruned(const PrunedEntry& x) const {
     json entry = test_json(x.test);
     entry["reason"] = x.reason;
     entry["kept_by"] = x.kept_by;
     entry["predicted_seconds"] = x.predicted_seconds;
-    pruned.push_back(std::move(entry));
+    return entry;
   }
-  json skipped = json::array();
-  for (const auto& s : plan.selection.skipped) {
+
+  /// Skipped by selection, then over the budget.
+  std::size_t skipped_count() const { return plan.selection.skipped.size() + plan.prioritized.over_budget.size(); }
+  json skipped(std::size_t i) const {
+    const auto& selection_skipped = plan.selection.skipped;
+    const bool budget = i >= selection_skipped.size();
+    const auto& s = budget ? plan.prioritized.over_budget[i - selection_skipped.size()] : selection_skipped[i];
     json entry = test_json(s.test);
     entry["reason"] = s.reason;
-    skipped.push_back(std::move(entry));
+    if (budget) entry["budget"] = true;
+    return entry;
   }
-  for (const auto& s : p.over_budget) {
+
+  json quarantined(const SkippedTest& s) const {
     json entry = test_json(s.test);
     entry["reason"] = s.reason;
-    entry["budget"] = true;
-    skipped.push_back(std::move(entry));
+    return entry;
   }
-  json quarantined = json::array();
-  for (const auto& s : p.quarantined) {
-    json entry = test_json(s.test);
-    entry["reason"] = s.reason;
-    quarantined.push_back(std::move(entry));
-  }
+
+  const Plan& plan;
+  std::map<std::string, std::vector<std::string>> stands_for;  ///< kept test -> pruned tests it covers
+};
+
+json diagnostics_json(const Plan& plan) {
   json diagnostics = json::array();
   for (const auto& d : plan.diagnostics)
     diagnostics.push_back({{"severity", d.severity == frontend::Diagnostic::Severity::error ? "error" : "warning"},
                            {"file", d.file}, {"line", d.line}, {"message", d.message}});
+  return diagnostics;
+}
+
+/// Everything but the four lists of tests, which are left empty.
+json plan_header_json(const Plan& plan) {
+  const auto& p = plan.prioritized;
   const auto& t = plan.timing;
   const auto& pr = p.prediction;
   return {
@@ -195,14 +207,80 @@ json plan_to_json(const Plan& plan) {
           {"index_seconds", t.index_seconds}, {"link_seconds", t.link_seconds},
           {"select_seconds", t.select_seconds}, {"total_seconds", t.total_seconds}}}}},
       {"changes", changes_json(plan.changes)},
-      {"tests", std::move(tests)},
+      {"tests", json::array()},
       {"collection_checks", collection_checks_json(plan.collection_checks)},
       {"audit", audit_json(plan)},
-      {"pruned", std::move(pruned)},
-      {"skipped", std::move(skipped)},
-      {"quarantined", std::move(quarantined)},
-      {"diagnostics", std::move(diagnostics)},
+      {"pruned", json::array()},
+      {"skipped", json::array()},
+      {"quarantined", json::array()},
+      {"diagnostics", diagnostics_json(plan)},
   };
+}
+
+std::string dump(const json& value) { return value.dump(2, ' ', false, json::error_handler_t::replace); }
+
+/// `make(i)` for i < count as the array nlohmann's dump(2) writes for a member of the top-level
+/// object: elements at indent 4, the closing bracket at indent 2.
+template <class Make>
+void append_array(std::string& out, std::size_t count, Make&& make) {
+  if (count == 0) {
+    out += "[]";
+    return;
+  }
+  out += "[\n";
+  for (std::size_t i = 0; i < count; ++i) {
+    out += "    ";
+    // A dumped JSON text has no raw newline inside a string: every newline starts a line to indent.
+    for (char c : dump(make(i))) {
+      out += c;
+      if (c == '\n') out += "    ";
+    }
+    out += i + 1 < count ? ",\n" : "\n";
+  }
+  out += "  ]";
+}
+
+}  // namespace
+
+json plan_to_json(const Plan& plan) {
+  json out = plan_header_json(plan);
+  const PlanLists lists(plan);
+  const auto& p = plan.prioritized;
+  for (const auto& e : p.ordered) out["tests"].push_back(lists.test(e));
+  for (const auto& x : p.pruned) out["pruned"].push_back(lists.pruned(x));
+  for (std::size_t i = 0; i < lists.skipped_count(); ++i) out["skipped"].push_back(lists.skipped(i));
+  for (const auto& s : p.quarantined) out["quarantined"].push_back(lists.quarantined(s));
+  return out;
+}
+
+std::string plan_json_text(const Plan& plan) {
+  json header = plan_header_json(plan);
+  // Each list is a marker in the header's text, replaced by the list written entry by entry.
+  const char* lists_in_order[] = {"pruned", "quarantined", "skipped", "tests"};
+  for (const char* name : lists_in_order) header[name] = std::string("\x01") + name;
+  const std::string text = dump(header);
+  const PlanLists lists(plan);
+  const auto& p = plan.prioritized;
+  std::string out;
+  out.reserve(text.size() + 2048 * (p.ordered.size() + lists.skipped_count() + p.pruned.size()));
+  std::size_t at = 0;
+  for (const char* name : lists_in_order) {
+    // Only a member of the top-level object starts a line with two spaces: no string holds a newline.
+    const std::string key = std::string("\n  \"") + name + "\": ";
+    const std::string marker = key + "\"\\u0001" + name + "\"";
+    const std::size_t found = text.find(marker, at);
+    out.append(text, at, found + key.size() - at);
+    const std::string list = name;
+    if (list == "tests") append_array(out, p.ordered.size(), [&](std::size_t i) { return lists.test(p.ordered[i]); });
+    if (list == "pruned") append_array(out, p.pruned.size(), [&](std::size_t i) { return lists.pruned(p.pruned[i]); });
+    if (list == "skipped") append_array(out, lists.skipped_count(), [&](std::size_t i) { return lists.skipped(i); });
+    if (list == "quarantined")
+      append_array(out, p.quarantined.size(), [&](std::size_t i) { return lists.quarantined(p.quarantined[i]); });
+    at = found + marker.size();
+  }
+  out.append(text, at, std::string::npos);
+  out += '\n';
+  return out;
 }
 
 }  // namespace fastci::planner

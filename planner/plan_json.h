@@ -1,12 +1,18 @@
 #pragma once
 /// The plan as JSON (schema fastci-plan/1, documented in docs/plan-schema.md).
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "planner/plan.h"
 
 namespace fastci::planner {
 
+/// The plan as a JSON document.
 nlohmann::json plan_to_json(const Plan& plan);
+/// The text fastci-analyze writes: plan_to_json(plan).dump(2) and a newline, byte for byte, written
+/// entry by entry so that a plan of thousands of tests never holds the whole document at once.
+std::string plan_json_text(const Plan& plan);
 
 }  // namespace fastci::planner
