@@ -187,6 +187,8 @@ void write_summary(std::ostringstream& out, const Plan& plan) {
   out << "</div>\n";
   if (auto why = plan.why_every_test(); !why.empty())
     out << "<p class=\"warn\"><b>Every test runs.</b> Because " << escape(why) << ".</p>\n";
+  if (auto why = plan.why_most_tests(); !why.empty())
+    out << "<p class=\"warn\"><b>Most tests run.</b> " << escape(why) << ".</p>\n";
   if (!plan.changes.widenings.empty()) {
     out << "<h2>Widened selection (" << plan.changes.widenings.size() << ")</h2>\n<ul>\n";
     for (const auto& w : plan.changes.widenings)

@@ -1,5 +1,7 @@
 #include "planner/plan.h"
 
+#include "planner/selection_drivers.h"
+
 namespace fastci::planner {
 
 std::vector<std::string> pytest_arguments(const std::vector<const PlanEntry*>& entries) {
@@ -27,11 +29,19 @@ std::vector<std::string> entry_command(const PlanEntry& entry) {
 
 std::string Plan::why_every_test() const {
   if (prioritized.ordered.empty() || prioritized.ordered.size() != tests_total()) return {};
-  if (!widened()) return "every test reaches a changed symbol through the call graph or a rule";
+  if (!widened()) return "every test is selected: " + describe_drivers(selection.selected);
   const Widening& first = changes.widenings.front();
   std::string why = first.file + ": " + first.reason;
   if (changes.widenings.size() > 1) why += " (and " + std::to_string(changes.widenings.size() - 1) + " more widenings)";
   return why;
+}
+
+std::string Plan::why_most_tests() const {
+  const std::size_t total = tests_total(), chosen = selection.selected.size();
+  // Four in five or more: the plan no longer saves what selection is for, and must say what caused it.
+  if (total < kMostTestsAtLeast || chosen * 5 < total * 4 || !why_every_test().empty()) return {};
+  return std::to_string(chosen) + " of " + std::to_string(total) + " tests are selected: " +
+         describe_drivers(selection.selected);
 }
 
 std::vector<std::string> CollectionCheck::command() const {

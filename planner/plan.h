@@ -62,6 +62,11 @@ struct Plan {
   /// Why the plan runs every test it knows, in one line; empty when it does not. Running everything is
   /// a failure to explain (the first widening, or that every test reaches a change), never a default.
   std::string why_every_test() const;
+  /// What selected four in five tests or more (when every test does not run), in one line: the
+  /// changed symbols and unresolved reads most of them go through; empty otherwise.
+  std::string why_most_tests() const;
+  /// Plans of fewer tests are not explained as "most tests" (a 3-of-3 plan is no finding).
+  static constexpr std::size_t kMostTestsAtLeast = 10;
 };
 
 /// pytest arguments that run `entries` the way the plan says: once fastci's plugin where a

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "planner/risk.h"
+#include "planner/selection_drivers.h"
 
 namespace fastci::planner {
 namespace {
@@ -159,6 +160,14 @@ struct PlanLists {
   std::map<std::string, std::vector<std::string>> stands_for;  ///< kept test -> pruned tests it covers
 };
 
+json drivers_json(const Plan& plan) {
+  json out = json::array();
+  for (const auto& d : selection_drivers(plan.selection.selected))
+    out.push_back({{"kind", to_string(d.kind)}, {"changed_symbol", d.changed_symbol}, {"through", d.through},
+                   {"tests", d.tests}});
+  return out;
+}
+
 json diagnostics_json(const Plan& plan) {
   json diagnostics = json::array();
   for (const auto& d : plan.diagnostics)
@@ -185,6 +194,8 @@ json plan_header_json(const Plan& plan) {
       {"summary",
        {{"tests_total", plan.tests_total()},
         {"why_every_test", plan.why_every_test()},
+        {"why_most_tests", plan.why_most_tests()},
+        {"drivers", drivers_json(plan)},
         {"selected", p.ordered.size()},
         {"pruned", p.pruned.size()},
         {"skipped", plan.selection.skipped.size() + p.over_budget.size()},

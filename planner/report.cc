@@ -91,6 +91,7 @@ void write_headline(std::ostringstream& out, const Plan& plan) {
     out << (plan.evidence_store.empty() ? "; no evidence store: durations are defaults" : "") << ".\n\n";
   }
   if (auto why = plan.why_every_test(); !why.empty()) out << "> **Every test runs.** Because " << cell(why) << ".\n\n";
+  if (auto why = plan.why_most_tests(); !why.empty()) out << "> **Most tests run.** " << cell(why) << ".\n\n";
 }
 
 void write_widenings(std::ostringstream& out, const Plan& plan, const Limits& limits) {

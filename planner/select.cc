@@ -14,6 +14,13 @@ std::size_t skipped_importing_changes(const Selection& selection) {
   }));
 }
 
+std::string name_match_step(const std::vector<callgraph::PathStep>& witness) {
+  for (std::size_t i = 1; i < witness.size(); ++i)
+    if (witness[i].symbol_id.starts_with("?.") && witness[i - 1].kind_to_next == frontend::EdgeKind::name_match)
+      return "`" + witness[i].symbol_id.substr(1) + "` in " + witness[i - 1].display;
+  return "an unresolved attribute";
+}
+
 const char* to_string(SelectionReason::Kind kind) {
   switch (kind) {
     case SelectionReason::Kind::static_path: return "static-path";
@@ -55,7 +62,7 @@ class Selector {
       if (hit.name_matches > 0) {
         add(hit.test_id,
             {SelectionReason::Kind::name_match,
-             "may reach " + what + " in " + std::to_string(hit.distance) + " steps through " + guessed_step(hit) +
+             "may reach " + what + " in " + std::to_string(hit.distance) + " steps through " + name_match_step(hit.witness) +
                  " on a value of unknown type",
              hit.changed_symbol, hit.witness},
             hit.distance);
@@ -66,14 +73,6 @@ class Selector {
            hit.changed_symbol, hit.witness},
           hit.distance);
     }
-  }
-
-  /// "`.wait` (called in f at file:line)": the first name match of a witness, for the reason text.
-  static std::string guessed_step(const callgraph::ImpactHit& hit) {
-    for (std::size_t i = 1; i < hit.witness.size(); ++i)
-      if (hit.witness[i].symbol_id.starts_with("?.") && hit.witness[i - 1].kind_to_next == frontend::EdgeKind::name_match)
-        return "`" + hit.witness[i].symbol_id.substr(1) + "` in " + hit.witness[i - 1].display;
-    return "an unresolved attribute";
   }
 
   /// A docstring is data only for code that reads docstrings at run time: a test is selected when

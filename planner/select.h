@@ -23,6 +23,10 @@ struct SelectionReason {
   std::vector<callgraph::PathStep> witness;  ///< test first, changed symbol last
 };
 
+/// "`.wait` in f (file:line)": the first name match of a witness, the unresolved call or read a
+/// name-match reason goes through.
+std::string name_match_step(const std::vector<callgraph::PathStep>& witness);
+
 /// A selected test.
 struct SelectedTest {
   frontend::Test test;
