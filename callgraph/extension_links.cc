@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <unordered_set>
 
 namespace fastci::callgraph {
@@ -54,12 +55,16 @@ std::string joined(const std::vector<Component>& parts, std::size_t from, std::s
 }
 
 /// Where the extension module itself is in the text: after its import name, or after
-/// `<Builder>(...).load()`. Returns the index of the first component after it.
-std::optional<std::size_t> module_end(const std::vector<Component>& parts, const frontend::python::ExtensionModule& e) {
+/// `<Builder>(...).load()`. Returns the index of the first component after it. `prefixes[k]` is
+/// joined(parts, 0, k + 1).
+std::optional<std::size_t> module_end(const std::vector<Component>& parts, const std::vector<std::string>& prefixes,
+                                      const frontend::python::ExtensionModule& e) {
   for (std::size_t k = 0; k < parts.size(); ++k) {
-    std::string prefix = joined(parts, 0, k + 1);
+    const std::string& prefix = prefixes[k];
     for (const std::string& name : {e.name, e.absolute_name})
-      if (!name.empty() && (prefix == name || prefix.ends_with("." + name))) return k + 1;
+      if (!name.empty() && (prefix == name || (prefix.size() > name.size() && prefix.ends_with(name) &&
+                                               prefix[prefix.size() - name.size() - 1] == '.')))
+        return k + 1;
     if (e.builder_class.empty() || k + 1 >= parts.size()) continue;
     // InferenceBuilder().load(), create_op_builder(InferenceBuilder).load(), op_builder_dict["x"]().load()
     const Component& c = parts[k];
@@ -71,6 +76,12 @@ std::optional<std::size_t> module_end(const std::vector<Component>& parts, const
     if (builder && (next == "load" || next == "jit_load")) return k + 2;
   }
   return std::nullopt;
+}
+
+/// Whether some id in the sorted list starts with `prefix`.
+bool any_starts_with(const std::vector<std::string>& sorted, const std::string& prefix) {
+  auto it = std::lower_bound(sorted.begin(), sorted.end(), prefix);
+  return it != sorted.end() && it->starts_with(prefix);
 }
 
 /// Keeps the items `suffix_of` says nothing about, and puts one copy of each other item per
@@ -90,6 +101,47 @@ void fan_out(std::vector<T>& items, const std::vector<std::string>& names, Suffi
     }
   }
   items = std::move(out);
+}
+
+/// The name of a dotted text's last component (`a.b(x.y).c[0]` -> `c`), as components_of splits it.
+std::string_view last_name(std::string_view text) {
+  std::size_t start = 0;
+  int depth = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char ch = text[i];
+    if (ch == '(' || ch == '[') ++depth;
+    if (ch == ')' || ch == ']') --depth;
+    if (ch == '.' && depth == 0) start = i + 1;
+  }
+  std::string_view last = text.substr(start);
+  return last.substr(0, last.find_first_of("(["));
+}
+
+/// The last names a binding id can be met by: its own last name, and the one before a `__init__`
+/// (bindings_named_by also tries `name.__init__`).
+std::unordered_set<std::string_view> binding_last_names(const std::vector<std::string>& binding_ids) {
+  std::unordered_set<std::string_view> out;
+  for (const auto& id : binding_ids) {
+    std::string_view rest = std::string_view(id).substr(id.find(':') + 1);
+    auto dot = rest.rfind('.');
+    std::string_view last = dot == std::string_view::npos ? rest : rest.substr(dot + 1);
+    out.insert(last);
+    if (last == "__init__" && dot != std::string_view::npos) {
+      std::string_view before = rest.substr(0, dot);
+      auto previous = before.rfind('.');
+      out.insert(previous == std::string_view::npos ? before : before.substr(previous + 1));
+    }
+  }
+  return out;
+}
+
+/// Whether bindings_named_by can find anything in a placeholder text: every id it builds ends with
+/// the text's last name (or that name and `__init__`), except torch.ops ones. Most placeholders
+/// (torch.cat, print, x.view) end otherwise, and building their candidate ids dominated analysis.
+bool may_name_a_binding(std::string_view text, const std::unordered_set<std::string_view>& last_names) {
+  if (text.starts_with("torch")) return true;
+  std::string_view last = last_name(text);
+  return last.empty() || last_names.count(last) > 0;
 }
 
 }  // namespace
@@ -147,17 +199,33 @@ std::vector<std::string> bindings_named_by(const std::string& text, const std::v
     if (known(id)) out.push_back(id);
     return out;
   }
-  // PYBIND11_MODULE(literal_name, m): the module's import name is in the binding ids already.
-  for (std::size_t k = 0; k + 1 < parts.size(); ++k) {
-    std::string id = "binding:" + joined(parts, 0, k + 1) + "." + joined(parts, k + 1, parts.size());
+  std::vector<std::string> prefixes(parts.size());
+  bool every_name = true;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    // As joined(parts, 0, k + 1) builds it: a dot before every name but the first of the text.
+    prefixes[k] = k == 0 ? std::string() : prefixes[k - 1];
+    prefixes[k] += (prefixes[k].empty() ? "" : ".") + parts[k].name;
+    every_name = every_name && !parts[k].name.empty();
+  }
+  // PYBIND11_MODULE(literal_name, m): the module's import name is in the binding ids already. Split
+  // anywhere, the text names the same id when no component is nameless.
+  if (every_name && parts.size() >= 2) {
+    std::string id = "binding:" + prefixes.back();
     if (known(id)) out.push_back(id);
+  } else {
+    for (std::size_t k = 0; k + 1 < parts.size(); ++k) {
+      std::string id = "binding:" + joined(parts, 0, k + 1) + "." + joined(parts, k + 1, parts.size());
+      if (known(id)) out.push_back(id);
+    }
   }
   for (const auto& e : extensions) {
-    auto end = module_end(parts, e.module);
+    const std::string module_prefix = "binding:" + e.module.name + ".";
+    if (!any_starts_with(binding_ids, module_prefix)) continue;  // nothing of it can be named
+    auto end = module_end(parts, prefixes, e.module);
     if (!end || *end >= parts.size()) continue;
     std::string name = joined(parts, *end, parts.size());
     for (const std::string& candidate : {name, name + ".__init__"}) {
-      std::string id = "binding:" + e.module.name + "." + candidate;
+      std::string id = module_prefix + candidate;
       if (known(id)) out.push_back(id);
     }
   }
@@ -173,12 +241,13 @@ std::size_t link_python_to_bindings(frontend::RepositoryFacts& facts, const std:
       if (s.kind == frontend::SymbolKind::binding) binding_ids.push_back(s.id);
   std::sort(binding_ids.begin(), binding_ids.end());
   if (binding_ids.empty()) return 0;
+  const auto last_names = binding_last_names(binding_ids);
   std::size_t added = 0;
   for (auto& f : facts.files) {
     if (f.language != frontend::Language::python) continue;
     std::vector<frontend::Edge> links;
     for (const auto& e : f.edges) {
-      if (!e.to.starts_with("?")) continue;
+      if (!e.to.starts_with("?") || !may_name_a_binding(std::string_view(e.to).substr(1), last_names)) continue;
       for (const auto& id : bindings_named_by(e.to.substr(1), extensions, binding_ids))
         links.push_back({e.from, id, frontend::EdgeKind::call, e.file, e.line});
     }

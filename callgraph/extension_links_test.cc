@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "callgraph/graph.h"
 #include "callgraph/impact.h"
@@ -117,6 +118,41 @@ TEST(ExtensionLinks, PlaceholderTextsNameBindings) {
   // Another builder's module, or a name the extension does not bind: no edge.
   EXPECT_TRUE(bindings_named_by("CPUAdamBuilder().load().softmax_fp16", extensions, ids).empty());
   EXPECT_TRUE(bindings_named_by("InferenceBuilder().load().softmax_fp32", extensions, ids).empty());
+}
+
+TEST(ExtensionLinks, OnlyPlaceholdersThatMayNameABindingAreLinked) {
+  frontend::python::ExtensionModule inference{"transformer_inference",
+                                              "deepspeed.ops.transformer.inference.transformer_inference_op",
+                                              "InferenceBuilder", {"csrc/pt_binding.cpp"}, "op_builder/x.py", 5};
+  std::vector<ResolvedExtension> extensions = {{inference, {"csrc/pt_binding.cpp"}}};
+  frontend::RepositoryFacts facts;
+  frontend::FileFacts native;
+  native.path = "csrc/pt_binding.cpp";
+  native.language = frontend::Language::cpp;
+  for (const char* id : {"binding:transformer_inference.softmax_fp16", "binding:transformer_inference.Accumulator.__init__",
+                         "binding:torch.ops.deepspeed.inference_all_reduce_", "binding:x_ops.f"}) {
+    frontend::Symbol s;
+    s.id = id;
+    s.kind = frontend::SymbolKind::binding;
+    native.symbols.push_back(s);
+  }
+  frontend::FileFacts python;
+  python.path = "m.py";
+  python.language = frontend::Language::python;
+  for (const char* to : {"?InferenceBuilder().load().softmax_fp16", "?InferenceBuilder().load().Accumulator",
+                         "?torch.ops.deepspeed.inference_all_reduce_.default", "?x_ops.f", "?torch.cat", "?x.view",
+                         "?InferenceBuilder().load().softmax_fp32", "?(x_ops).f"})
+    python.edges.push_back({"py:m.caller", to, frontend::EdgeKind::call, "", 3});
+  facts.files = {python, native};
+  EXPECT_EQ(link_python_to_bindings(facts, extensions), 4u);
+  std::set<std::string> linked;
+  for (const auto& e : facts.files[0].edges)
+    if (e.to.starts_with("binding:")) linked.insert(e.to);
+  EXPECT_EQ(linked, (std::set<std::string>{"binding:transformer_inference.softmax_fp16",
+                                           "binding:transformer_inference.Accumulator.__init__",
+                                           "binding:torch.ops.deepspeed.inference_all_reduce_", "binding:x_ops.f"}));
+  // A component without a name ("(x_ops).f") is split the long way, and names nothing bound.
+  EXPECT_TRUE(bindings_named_by("(x_ops).f", extensions, {"binding:x_ops.f"}).empty());
 }
 
 }  // namespace
