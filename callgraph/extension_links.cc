@@ -242,13 +242,17 @@ std::size_t link_python_to_bindings(frontend::RepositoryFacts& facts, const std:
   std::sort(binding_ids.begin(), binding_ids.end());
   if (binding_ids.empty()) return 0;
   const auto last_names = binding_last_names(binding_ids);
+  // Extensions none of whose bindings the tree has can name nothing: left out once, not per text.
+  std::vector<ResolvedExtension> bound;
+  for (const auto& e : extensions)
+    if (any_starts_with(binding_ids, "binding:" + e.module.name + ".")) bound.push_back(e);
   std::size_t added = 0;
   for (auto& f : facts.files) {
     if (f.language != frontend::Language::python) continue;
     std::vector<frontend::Edge> links;
     for (const auto& e : f.edges) {
       if (!e.to.starts_with("?") || !may_name_a_binding(std::string_view(e.to).substr(1), last_names)) continue;
-      for (const auto& id : bindings_named_by(e.to.substr(1), extensions, binding_ids))
+      for (const auto& id : bindings_named_by(e.to.substr(1), bound, binding_ids))
         links.push_back({e.from, id, frontend::EdgeKind::call, e.file, e.line});
     }
     added += links.size();
