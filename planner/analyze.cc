@@ -301,6 +301,12 @@ util::Status map_data_files_at(const GitRepository& repo, const std::string& hea
 const char* to_string(DiffMode mode) { return mode == DiffMode::tree ? "tree" : "merge-base"; }
 
 util::Result<Plan> analyze(const AnalyzeOptions& options) {
+  auto plans = analyze_variants(options, {{options.prioritize.prune, options.prioritize.order_by_risk, options.shrink}});
+  if (!plans.ok()) return plans.error();
+  return std::move(plans->front());
+}
+
+util::Result<std::vector<Plan>> analyze_variants(const AnalyzeOptions& options, const std::vector<PlanVariant>& variants) {
   auto start = Clock::now();
   auto repo = GitRepository::open(options.repository);
   if (!repo.ok()) return repo.error();
@@ -429,14 +435,7 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
                          "Evidence from the pytest plugin settles these; `fastci explain` names each.");
   int changed_lines = 0;
   for (const auto& f : plan.changes.files) changed_lines += f.lines_added + f.lines_removed;
-  std::map<std::string, ShrinkDecision> shrinks;
-  if (*store && options.shrink) {
-    std::vector<frontend::Test> planned;
-    for (const auto& s : plan.selection.selected) planned.push_back(s.test);
-    auto decided = decide_shrinks(planned, **store, shrink_comparison_functions(plan.changes));
-    if (!decided.ok()) return decided.error();
-    shrinks = std::move(*decided);
-  }
+  std::optional<std::map<std::string, ShrinkDecision>> decided_shrinks;  // made once, for the variants that shrink
   // Tests failing where the change starts, or flipping at equal code, are not the change's risk:
   // with risk ordering they run in a lane of their own, last (docs/risk.md).
   std::map<std::string, FailureClassification> failure_classes;
@@ -447,18 +446,10 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
     if (!classified.ok()) return classified.error();
     failure_classes = std::move(*classified);
   }
-  auto prioritize_options = options.prioritize;
-  prioritize_options.shrinks = &shrinks;
-  prioritize_options.failure_classes = &failure_classes;
-  prioritize_options.quarantine = config->quarantine;
   auto kinds = change_kinds(plan.changes.symbols, head_index->graph, base_index ? &base_index->graph : nullptr);
-  prioritize_options.change_kinds = &kinds;
   plan.collection_checks = collection_checks(plan.changes, head_index->graph, plan.selection);
-  plan.prioritized = prioritize(plan.selection, plan.selection.skipped, evidence, costs,
-                                changed_lines, prioritize_options);
   plan.audit_fraction = options.audit_fraction;
   plan.audit = sample_audit(plan.selection, plan.changes.head, options.audit_fraction);
-  plan.timing.select_seconds = seconds_since(select_start);
   plan.symbols = head_index->graph.vertex_count();
   plan.edges = head_index->graph.edge_count();
   // Clang's own errors stay with the unit's facts; the plan carries one line per unit (below).
@@ -467,12 +458,44 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
       if (d.severity == frontend::Diagnostic::Severity::error && f.language == frontend::Language::python)
         plan.diagnostics.push_back(d);
   for (const auto& d : head_index->index.facts.diagnostics) plan.diagnostics.push_back(d);
+  const double shared_select_seconds = seconds_since(select_start);
+  const double shared_seconds = seconds_since(start);
+
+  std::vector<Plan> plans;
+  const std::map<std::string, ShrinkDecision> no_shrinks;
+  for (const auto& variant : variants) {
+    auto own_start = Clock::now();
+    const std::map<std::string, ShrinkDecision>* shrinks = &no_shrinks;
+    if (*store && variant.shrink) {
+      if (!decided_shrinks) {
+        std::vector<frontend::Test> planned;
+        for (const auto& s : plan.selection.selected) planned.push_back(s.test);
+        auto decided = decide_shrinks(planned, **store, shrink_comparison_functions(plan.changes));
+        if (!decided.ok()) return decided.error();
+        decided_shrinks = std::move(*decided);
+      }
+      shrinks = &*decided_shrinks;
+    }
+    auto prioritize_options = options.prioritize;
+    prioritize_options.prune = variant.prune;
+    prioritize_options.order_by_risk = variant.order_by_risk;
+    prioritize_options.shrinks = shrinks;
+    prioritize_options.failure_classes = &failure_classes;
+    prioritize_options.quarantine = config->quarantine;
+    prioritize_options.change_kinds = &kinds;
+    Plan& out = plans.emplace_back(plan);
+    out.options.prune = variant.prune;
+    out.options.order_by_risk = variant.order_by_risk;
+    out.prioritized = prioritize(out.selection, out.selection.skipped, evidence, costs, changed_lines, prioritize_options);
+    const double own_seconds = seconds_since(own_start);
+    out.timing.select_seconds = shared_select_seconds + own_seconds;
+    out.timing.total_seconds = shared_seconds + own_seconds;
+  }
   if (!options.free_index) {
     new CommitIndex(std::move(*head_index));  // released by the exit, not piece by piece
     if (base_index) new CommitIndex(std::move(*base_index));
   }
-  plan.timing.total_seconds = seconds_since(start);
-  return plan;
+  return plans;
 }
 
 }  // namespace fastci::planner

@@ -65,4 +65,16 @@ util::Result<Config> load_config(const GitRepository& repo, const std::string& c
 /// Runs the whole analysis.
 util::Result<Plan> analyze(const AnalyzeOptions& options);
 
+/// How one plan orders and cuts the selection: what fastci's strategies of a replay differ in.
+struct PlanVariant {
+  PruneMode prune = PruneMode::safe;
+  bool order_by_risk = true;
+  bool shrink = true;
+};
+
+/// Plans of one change, one per variant (in order): indexing, selection and evidence are done once,
+/// each variant only shrinks, prunes and orders. Each plan is what analyze() gives with `options`
+/// changed by its variant; its timing counts the shared work and its own.
+util::Result<std::vector<Plan>> analyze_variants(const AnalyzeOptions& options, const std::vector<PlanVariant>& variants);
+
 }  // namespace fastci::planner

@@ -142,6 +142,30 @@ TEST(Analyze, ThePlanTextIsTheDocumentWrittenEntryByEntry) {
   EXPECT_EQ(plan_json_text(*plan), dumped(*plan)) << "an empty list";
 }
 
+TEST(Analyze, VariantsShareOneAnalysisAndEachIsTheRunItStandsFor) {
+  auto options = options_for(example_repo(), "base", "change");
+  const std::vector<PlanVariant> variants = {{PruneMode::off, false, false}, {PruneMode::safe, true, false},
+                                             {PruneMode::safe, false, true}};
+  auto plans = analyze_variants(options, variants);
+  ASSERT_TRUE(plans.ok()) << plans.error().to_string();
+  ASSERT_EQ(plans->size(), variants.size());
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    auto alone = options;
+    alone.prioritize.prune = variants[i].prune;
+    alone.prioritize.order_by_risk = variants[i].order_by_risk;
+    alone.shrink = variants[i].shrink;
+    auto single = analyze(alone);
+    ASSERT_TRUE(single.ok()) << single.error().to_string();
+    Plan shared = (*plans)[i];
+    EXPECT_GT(shared.timing.total_seconds, 0);
+    shared.timing = {};  // what was parsed, and how long it took, differ from run to run
+    single->timing = {};
+    EXPECT_EQ(plan_json_text(shared), plan_json_text(*single)) << "variant " << i;
+  }
+  EXPECT_EQ((*plans)[0].options.prune, PruneMode::off);
+  EXPECT_TRUE((*plans)[1].options.order_by_risk);
+}
+
 TEST(Analyze, APullRequestBehindItsTargetIsItsOwnCommitsOnly) {
   auto repo = moved_target_repo();
   auto pr = analyze(options_for(repo, "target", "change"));

@@ -183,8 +183,8 @@ Decision coverage_only(const CommitContext& context) {
   return out;
 }
 
-util::Result<Decision> fastci(const History& history, const CommitContext& context, ReplayStrategy strategy,
-                              const ReplayOptions& options) {
+/// What analyze() is asked for a fastci strategy; the strategies differ only in their variant.
+AnalyzeOptions fastci_options(const History& history, const CommitContext& context, const ReplayOptions& options) {
   AnalyzeOptions o;
   o.repository = history.repository;
   o.base = context.recorded->base;
@@ -195,15 +195,43 @@ util::Result<Decision> fastci(const History& history, const CommitContext& conte
   o.evidence_store = history.evidence_store;
   o.use_evidence = !history.evidence_store.empty();
   o.prioritize.cluster_gpus = history.cluster_gpus;
-  o.prioritize.prune = strategy == ReplayStrategy::fastci_select ? PruneMode::off : PruneMode::safe;
-  o.prioritize.order_by_risk = strategy == ReplayStrategy::fastci_prioritize || strategy == ReplayStrategy::fastci_shrink;
-  o.shrink = strategy == ReplayStrategy::fastci_shrink;
   o.prioritize.failure_classes = &context.classes;
   o.prioritize.histories = &context.histories;
   o.prioritize.weights = options.weights;
   o.audit_fraction = options.audit_fraction;
-  auto plan = analyze(o);
-  if (!plan.ok()) return plan.error();
+  return o;
+}
+
+PlanVariant variant_of(ReplayStrategy strategy) {
+  PlanVariant v;
+  v.prune = strategy == ReplayStrategy::fastci_select ? PruneMode::off : PruneMode::safe;
+  v.order_by_risk = strategy == ReplayStrategy::fastci_prioritize || strategy == ReplayStrategy::fastci_shrink;
+  v.shrink = strategy == ReplayStrategy::fastci_shrink;
+  return v;
+}
+
+/// The plans of every fastci strategy in `strategies` for one commit, made by one analysis.
+util::Result<std::map<ReplayStrategy, Plan>> fastci_plans(const History& history, const CommitContext& context,
+                                                          const std::vector<ReplayStrategy>& strategies,
+                                                          const ReplayOptions& options) {
+  std::vector<ReplayStrategy> fastci;
+  std::vector<PlanVariant> variants;
+  for (auto s : strategies)
+    if (s == ReplayStrategy::fastci_select || s == ReplayStrategy::fastci_prune ||
+        s == ReplayStrategy::fastci_prioritize || s == ReplayStrategy::fastci_shrink) {
+      fastci.push_back(s);
+      variants.push_back(variant_of(s));
+    }
+  std::map<ReplayStrategy, Plan> out;
+  if (fastci.empty()) return out;
+  auto plans = analyze_variants(fastci_options(history, context, options), variants);
+  if (!plans.ok()) return plans.error();
+  for (std::size_t i = 0; i < fastci.size(); ++i) out.emplace(fastci[i], std::move((*plans)[i]));
+  return out;
+}
+
+/// What a fastci plan runs, in the recorded tests' ids.
+util::Result<Decision> fastci(const CommitContext& context, const Plan* plan) {
   Decision out;
   std::set<std::string> recorded;
   for (const auto& r : context.recorded->results) recorded.insert(r.test_id);
@@ -447,8 +475,11 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
         else if (r.outcome == "passed") runs_of[r.test_id].push_back({*head, false});
         if (r.failed()) failing_at[*head].insert(r.test_id);
       }
+    // The fastci strategies share one analysis of the commit, made when the first of them is met.
+    std::optional<std::map<ReplayStrategy, Plan>> plans;
     for (auto& report : reports) {
       auto start = Clock::now();
+      std::optional<double> planned_seconds;  // a fastci plan's own account: the shared analysis and its part
       util::Result<Decision> decision = Decision{};
       switch (report.strategy) {
         case ReplayStrategy::run_all: decision = runs(all_ids(commit), ""); break;
@@ -456,12 +487,24 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
         case ReplayStrategy::coverage_only: decision = coverage_only(context); break;
         case ReplayStrategy::tests_fetcher:
         case ReplayStrategy::pytest_testmon: decision = recorded_selection(commit, to_string(report.strategy)); break;
-        default: decision = fastci(history, context, report.strategy, options); break;
+        default: {
+          if (!plans) {
+            std::vector<ReplayStrategy> strategies;
+            for (const auto& r : reports) strategies.push_back(r.strategy);
+            auto made = fastci_plans(history, context, strategies, options);
+            if (!made.ok()) return made.error();
+            plans = std::move(*made);
+          }
+          const Plan& plan = plans->at(report.strategy);
+          decision = fastci(context, &plan);
+          planned_seconds = plan.timing.total_seconds;
+          break;
+        }
       }
       if (!decision.ok()) return decision.error();
       ReplayRow row;
       row.commit = commit.commit;
-      row.analysis_seconds = report.strategy == ReplayStrategy::run_all ? 0 : seconds_since(start);
+      row.analysis_seconds = report.strategy == ReplayStrategy::run_all ? 0 : planned_seconds.value_or(seconds_since(start));
       // A shrunk test costs its smaller run; its outcome is taken to be the recorded one (the two
       // sizes' evidence was the same).
       std::vector<RecordedResult> costed = scored;
