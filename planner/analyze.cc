@@ -254,10 +254,12 @@ util::Result<CommitIndex> index_commit(const GitRepository& repo, const std::str
                                        callgraph::IndexCache& cache, const AnalyzeOptions& options) {
   auto sources = source_files(repo, commit);
   if (!sources.ok()) return sources.error();
+  auto start = Clock::now();
   CommitIndex result;
   result.commit = commit;
   result.index = callgraph::index_repository(*sources, cache, index_options(options));
   result.graph = callgraph::CallGraph::build(result.index.facts);
+  result.seconds = seconds_since(start);
   return result;
 }
 
@@ -306,7 +308,8 @@ util::Result<Plan> analyze(const AnalyzeOptions& options) {
   return std::move(plans->front());
 }
 
-util::Result<std::vector<Plan>> analyze_variants(const AnalyzeOptions& options, const std::vector<PlanVariant>& variants) {
+util::Result<std::vector<Plan>> analyze_variants(const AnalyzeOptions& options, const std::vector<PlanVariant>& variants,
+                                                 const CommitIndex* given_head) {
   auto start = Clock::now();
   auto repo = GitRepository::open(options.repository);
   if (!repo.ok()) return repo.error();
@@ -325,8 +328,16 @@ util::Result<std::vector<Plan>> analyze_variants(const AnalyzeOptions& options, 
   if (!cache.ok()) return cache.error();
 
   auto index_start = Clock::now();
-  auto head_index = index_commit(**repo, *head, **cache, options);
-  if (!head_index.ok()) return head_index.error();
+  std::optional<CommitIndex> own_head;
+  double given_seconds = 0;  // indexing done before this call, counted as this analysis's
+  if (!given_head || given_head->commit != *head) {
+    auto indexed = index_commit(**repo, *head, **cache, options);
+    if (!indexed.ok()) return indexed.error();
+    own_head = std::move(*indexed);
+  } else {
+    given_seconds = given_head->seconds;
+  }
+  const CommitIndex* head_index = own_head ? &*own_head : given_head;
 
   // Base-side facts of changed files only: enough to tell changed, added and deleted symbols.
   std::map<std::string, frontend::FileFacts> base_files;
@@ -346,7 +357,7 @@ util::Result<std::vector<Plan>> analyze_variants(const AnalyzeOptions& options, 
   plan.base_ref_commit = *target;
   plan.diff_mode = to_string(options.diff);
   plan.config_source = config->source;
-  plan.timing.index_seconds = seconds_since(index_start);
+  plan.timing.index_seconds = seconds_since(index_start) + given_seconds;
   plan.timing.link_seconds = head_index->index.link_seconds;
   plan.timing.files_indexed = head_index->index.files;
   plan.timing.files_parsed = head_index->index.parsed;
@@ -459,7 +470,7 @@ util::Result<std::vector<Plan>> analyze_variants(const AnalyzeOptions& options, 
         plan.diagnostics.push_back(d);
   for (const auto& d : head_index->index.facts.diagnostics) plan.diagnostics.push_back(d);
   const double shared_select_seconds = seconds_since(select_start);
-  const double shared_seconds = seconds_since(start);
+  const double shared_seconds = seconds_since(start) + given_seconds;
 
   std::vector<Plan> plans;
   const std::map<std::string, ShrinkDecision> no_shrinks;
@@ -492,7 +503,7 @@ util::Result<std::vector<Plan>> analyze_variants(const AnalyzeOptions& options, 
     out.timing.total_seconds = shared_seconds + own_seconds;
   }
   if (!options.free_index) {
-    new CommitIndex(std::move(*head_index));  // released by the exit, not piece by piece
+    if (own_head) new CommitIndex(std::move(*own_head));  // released by the exit, not piece by piece
     if (base_index) new CommitIndex(std::move(*base_index));
   }
   return plans;

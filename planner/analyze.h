@@ -50,6 +50,7 @@ struct CommitIndex {
   std::string commit;
   callgraph::IndexResult index;
   callgraph::CallGraph graph;
+  double seconds = 0;  ///< how long reading, linking and building it took
 };
 
 /// Opens the index cache for a repository (a disabled one when `use_cache` is false).
@@ -74,7 +75,10 @@ struct PlanVariant {
 
 /// Plans of one change, one per variant (in order): indexing, selection and evidence are done once,
 /// each variant only shrinks, prunes and orders. Each plan is what analyze() gives with `options`
-/// changed by its variant; its timing counts the shared work and its own.
-util::Result<std::vector<Plan>> analyze_variants(const AnalyzeOptions& options, const std::vector<PlanVariant>& variants);
+/// changed by its variant; its timing counts the shared work and its own. `head`, when given, is the
+/// head commit already indexed (a replay's file-level baseline indexed it too): used instead of
+/// indexing it again, its indexing time counted as if it had been.
+util::Result<std::vector<Plan>> analyze_variants(const AnalyzeOptions& options, const std::vector<PlanVariant>& variants,
+                                                 const CommitIndex* head = nullptr);
 
 }  // namespace fastci::planner

@@ -164,6 +164,24 @@ TEST(Analyze, VariantsShareOneAnalysisAndEachIsTheRunItStandsFor) {
   }
   EXPECT_EQ((*plans)[0].options.prune, PruneMode::off);
   EXPECT_TRUE((*plans)[1].options.order_by_risk);
+
+  // The head indexed beforehand (a replay's file-level baseline does) gives the same plans.
+  auto repo = GitRepository::open(options.repository);
+  ASSERT_TRUE(repo.ok());
+  auto cache = open_index_cache(options);
+  ASSERT_TRUE(cache.ok());
+  auto head = index_commit(**repo, *(*repo)->resolve("change"), **cache, options);
+  ASSERT_TRUE(head.ok()) << head.error().to_string();
+  head->seconds = 1000;  // counted as this analysis's own indexing
+  auto given = analyze_variants(options, variants, &*head);
+  ASSERT_TRUE(given.ok()) << given.error().to_string();
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    EXPECT_GE((*given)[i].timing.total_seconds, 1000);
+    Plan a = (*given)[i], b = (*plans)[i];
+    a.timing = {};
+    b.timing = {};
+    EXPECT_EQ(plan_json_text(a), plan_json_text(b)) << "variant " << i;
+  }
 }
 
 TEST(Analyze, APullRequestBehindItsTargetIsItsOwnCommitsOnly) {

@@ -115,14 +115,25 @@ std::optional<Decision> beyond_python(const CommitContext& context) {
 }
 
 /// tests_fetcher-style: test files whose module imports (transitively) a changed module.
-util::Result<Decision> file_level(const CommitContext& context, const Indexer& indexer) {
+/// The commit's head indexed once for every strategy that needs it (file-level and fastci's).
+util::Result<const CommitIndex*> indexed_head(const CommitContext& context, const Indexer& indexer,
+                                              std::optional<CommitIndex>& slot) {
+  if (!slot) {
+    auto index = index_commit(indexer.repo, context.head, indexer.cache, indexer.options);
+    if (!index.ok()) return index.error();
+    slot = std::move(*index);
+  }
+  return &*slot;
+}
+
+util::Result<Decision> file_level(const CommitContext& context, const Indexer& indexer, std::optional<CommitIndex>& head) {
   const RecordedCommit& commit = *context.recorded;
   if (auto everything = beyond_python(context)) return *everything;
   for (const auto& d : context.diffs)
     if (d.status == FileStatus::deleted) return runs(all_ids(commit), "a module was deleted: everything runs");
-  auto index = index_commit(indexer.repo, context.head, indexer.cache, indexer.options);
+  auto index = indexed_head(context, indexer, head);
   if (!index.ok()) return index.error();
-  const auto& graph = index->graph;
+  const auto& graph = (*index)->graph;
   std::set<std::string> impacted;
   std::deque<callgraph::VertexId> queue;
   std::set<callgraph::VertexId> seen;
@@ -213,7 +224,8 @@ PlanVariant variant_of(ReplayStrategy strategy) {
 /// The plans of every fastci strategy in `strategies` for one commit, made by one analysis.
 util::Result<std::map<ReplayStrategy, Plan>> fastci_plans(const History& history, const CommitContext& context,
                                                           const std::vector<ReplayStrategy>& strategies,
-                                                          const ReplayOptions& options) {
+                                                          const ReplayOptions& options, const Indexer& indexer,
+                                                          std::optional<CommitIndex>& head) {
   std::vector<ReplayStrategy> fastci;
   std::vector<PlanVariant> variants;
   for (auto s : strategies)
@@ -224,7 +236,9 @@ util::Result<std::map<ReplayStrategy, Plan>> fastci_plans(const History& history
     }
   std::map<ReplayStrategy, Plan> out;
   if (fastci.empty()) return out;
-  auto plans = analyze_variants(fastci_options(history, context, options), variants);
+  auto index = indexed_head(context, indexer, head);
+  if (!index.ok()) return index.error();
+  auto plans = analyze_variants(fastci_options(history, context, options), variants, *index);
   if (!plans.ok()) return plans.error();
   for (std::size_t i = 0; i < fastci.size(); ++i) out.emplace(fastci[i], std::move((*plans)[i]));
   return out;
@@ -477,13 +491,14 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
       }
     // The fastci strategies share one analysis of the commit, made when the first of them is met.
     std::optional<std::map<ReplayStrategy, Plan>> plans;
+    std::optional<CommitIndex> head_index;
     for (auto& report : reports) {
       auto start = Clock::now();
       std::optional<double> planned_seconds;  // a fastci plan's own account: the shared analysis and its part
       util::Result<Decision> decision = Decision{};
       switch (report.strategy) {
         case ReplayStrategy::run_all: decision = runs(all_ids(commit), ""); break;
-        case ReplayStrategy::file_level: decision = file_level(context, indexer); break;
+        case ReplayStrategy::file_level: decision = file_level(context, indexer, head_index); break;
         case ReplayStrategy::coverage_only: decision = coverage_only(context); break;
         case ReplayStrategy::tests_fetcher:
         case ReplayStrategy::pytest_testmon: decision = recorded_selection(commit, to_string(report.strategy)); break;
@@ -491,7 +506,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
           if (!plans) {
             std::vector<ReplayStrategy> strategies;
             for (const auto& r : reports) strategies.push_back(r.strategy);
-            auto made = fastci_plans(history, context, strategies, options);
+            auto made = fastci_plans(history, context, strategies, options, indexer, head_index);
             if (!made.ok()) return made.error();
             plans = std::move(*made);
           }
