@@ -474,7 +474,8 @@ util::Result<std::vector<Plan>> analyze_variants(const AnalyzeOptions& options, 
 
   std::vector<Plan> plans;
   const std::map<std::string, ShrinkDecision> no_shrinks;
-  for (const auto& variant : variants) {
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const PlanVariant& variant = variants[i];
     auto own_start = Clock::now();
     const std::map<std::string, ShrinkDecision>* shrinks = &no_shrinks;
     if (*store && variant.shrink) {
@@ -494,7 +495,8 @@ util::Result<std::vector<Plan>> analyze_variants(const AnalyzeOptions& options, 
     prioritize_options.failure_classes = &failure_classes;
     prioritize_options.quarantine = config->quarantine;
     prioritize_options.change_kinds = &kinds;
-    Plan& out = plans.emplace_back(plan);
+    // The last variant takes the shared plan itself: one variant (analyze()) copies nothing.
+    Plan& out = i + 1 == variants.size() ? plans.emplace_back(std::move(plan)) : plans.emplace_back(plan);
     out.options.prune = variant.prune;
     out.options.order_by_risk = variant.order_by_risk;
     out.prioritized = prioritize(out.selection, out.selection.skipped, evidence, costs, changed_lines, prioritize_options);
