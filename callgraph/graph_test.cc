@@ -1,10 +1,13 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 #include "callgraph/dot.h"
 #include "callgraph/graph.h"
 #include "callgraph/impact.h"
+#include "frontend/python/link_modules.h"
+#include "frontend/python/parse_module.h"
 
 namespace fastci::callgraph {
 namespace {
@@ -170,6 +173,74 @@ TEST(Impact, AMethodWithResolvedCallersIsNotReachedByName) {
   ASSERT_EQ(guessed.size(), 1u);
   EXPECT_EQ(guessed[0].test_id, "tests/test_work.py::test_sync");
   EXPECT_EQ(guessed[0].name_matches, 2);
+}
+
+/// Tests of `pkg/base.py` that reach a changed symbol, linked from real source.
+std::set<std::string> tests_reaching_in_source(const std::string& changed) {
+  std::vector<frontend::python::ModuleRecord> records;
+  records.push_back(frontend::python::parse_module("pkg/__init__.py", ""));
+  records.push_back(frontend::python::parse_module("pkg/base.py", R"(
+class Module:
+    def __init__(self, config):
+        self.config = config
+
+    @classmethod
+    def create(cls, config):
+        return cls(config)
+
+
+class Attention(Module):
+    def __init__(self, config):
+        super().__init__(config)
+
+
+class Wrapper(Module):
+    def __init__(self, config, inner=None):
+        super().__init__(config)
+        self.inner = inner
+
+
+class Mixin:
+    def __init__(self, config):
+        super().__init__(config)
+
+
+class Both(Mixin, Wrapper):
+    pass
+)"));
+  records.push_back(frontend::python::parse_module("tests/test_base.py", R"(
+from pkg.base import Attention, Both, Module, Wrapper
+
+
+def test_attention():
+    Attention({})
+
+
+def test_wrapper():
+    Wrapper({})
+
+
+def test_create():
+    Module.create({})
+
+
+def test_both():
+    Both({})
+)"));
+  auto graph = CallGraph::build(frontend::python::link_modules(std::move(records)));
+  std::set<std::string> out;
+  for (const auto& hit : tests_reaching(graph, {changed})) out.insert(hit.test_id);
+  return out;
+}
+
+TEST(Impact, AChangedConstructorIsReachedByTheCallsThatRunItNotByEveryCallOfItsBases) {
+  // Attention's super().__init__ runs Module.__init__ for an Attention: never Wrapper.__init__.
+  // Module.create's cls(...) may be any subclass; Both's Mixin.__init__ continues to Wrapper's by MRO.
+  EXPECT_EQ(tests_reaching_in_source("py:pkg.base.Wrapper.__init__"),
+            (std::set<std::string>{"tests/test_base.py::test_wrapper", "tests/test_base.py::test_create",
+                                   "tests/test_base.py::test_both"}));
+  // A base constructor stays reached by every subclass's construction, through super().
+  EXPECT_EQ(tests_reaching_in_source("py:pkg.base.Module.__init__").size(), 4u);
 }
 
 TEST(Dot, NeighbourhoodNamesTheCenterAndEdgeKinds) {

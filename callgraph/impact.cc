@@ -43,7 +43,10 @@ std::vector<PathStep> walk(const CallGraph& graph, const std::vector<Parent>& pa
 bool has_resolved_callers(const VertexInfo& vertex, const std::vector<EdgeInfo>& dependents) {
   auto kind = vertex.symbol.kind;
   if (kind != frontend::SymbolKind::function && kind != frontend::SymbolKind::method) return false;
-  return std::any_of(dependents.begin(), dependents.end(), [](const EdgeInfo& e) {
+  const bool constructor = vertex.symbol.language == frontend::Language::python &&
+                           vertex.symbol.qualified_name.ends_with(".__init__");
+  return std::any_of(dependents.begin(), dependents.end(), [&](const EdgeInfo& e) {
+    if (constructor && e.kind == frontend::EdgeKind::override_) return false;  // not followed: constructor_override
     switch (e.kind) {
       case frontend::EdgeKind::import:
       case frontend::EdgeKind::contains:
@@ -77,6 +80,18 @@ bool wrapper_calls_wrapped(const CallGraph& graph, const EdgeInfo& edge, const s
   return std::any_of(decorators.begin(), decorators.end(), [&](std::string_view d) {
     return name.size() > d.size() + 1 && name.starts_with(d) && name[d.size()] == '.';
   });
+}
+
+/// An override edge into a Python constructor, followed backwards, would say that every call of the
+/// base class's `__init__` may run the subclass's. None does but through the edges the linker makes
+/// already: cooperative `super()` chains (resolved by MRO over every subclass), calls on `self`
+/// (virtual-call edges) and constructing a class of unknown exact type (virtual-call edges to the
+/// subclasses' constructors). Following it made every test constructing any Megatron module reach
+/// a changed data-parallel wrapper's `__init__` through `MegatronModule.__init__`.
+bool constructor_override(const CallGraph& graph, const EdgeInfo& edge, VertexId overriding) {
+  if (edge.kind != frontend::EdgeKind::override_) return false;
+  const auto& symbol = graph.vertex(overriding).symbol;
+  return symbol.language == frontend::Language::python && symbol.qualified_name.ends_with(".__init__");
 }
 
 }  // namespace
@@ -114,6 +129,7 @@ std::vector<ImpactHit> tests_reaching(const CallGraph& graph, const std::vector<
       for (const auto& edge : dependents) {
         if (parents[edge.from].seen) continue;
         if (wrapper_calls_wrapped(graph, edge, decorators)) continue;
+        if (constructor_override(graph, edge, v)) continue;
         if (edge.kind == frontend::EdgeKind::name_match) {
           if (guess) guessed.emplace_back(v, edge.from);
           continue;

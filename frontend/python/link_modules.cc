@@ -445,6 +445,11 @@ class Linker {
             if (init.kind == Value::Kind::function) out.emplace_back(resolver_.symbol_id(init.id), EdgeKind::call);
             else if (init.kind == Value::Kind::external) out.emplace_back("?" + init.text, EdgeKind::call);
           }
+          // A class of unknown exact type (`cls(...)` in a classmethod, a parameter holding a class)
+          // may be any subclass: its constructors are called here, not through the base's callers.
+          if (!v.exact)
+            for (int o : resolver_.overriders(v.id, "__init__"))
+              out.emplace_back(resolver_.symbol_id(o), EdgeKind::virtual_call);
           out.emplace_back(resolver_.symbol_id(v.id), EdgeKind::call);
           break;
         }
