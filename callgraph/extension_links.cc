@@ -220,7 +220,6 @@ std::vector<std::string> bindings_named_by(const std::string& text, const std::v
   }
   for (const auto& e : extensions) {
     const std::string module_prefix = "binding:" + e.module.name + ".";
-    if (!any_starts_with(binding_ids, module_prefix)) continue;  // nothing of it can be named
     auto end = module_end(parts, prefixes, e.module);
     if (!end || *end >= parts.size()) continue;
     std::string name = joined(parts, *end, parts.size());

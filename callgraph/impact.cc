@@ -40,13 +40,17 @@ std::vector<PathStep> walk(const CallGraph& graph, const std::vector<Parent>& pa
 /// no caller of (called on values it cannot type, by name) is reached through every unresolved call
 /// of that name. Class attributes and module names always are: fields are read through untyped
 /// configs everywhere, beside the reads that resolve.
+/// A Python `__init__`: selection does not follow override edges backwards from it (tests_reaching).
+bool python_constructor(const frontend::Symbol& symbol) {
+  return symbol.language == frontend::Language::python && symbol.qualified_name.ends_with(".__init__");
+}
+
 bool has_resolved_callers(const VertexInfo& vertex, const std::vector<EdgeInfo>& dependents) {
   auto kind = vertex.symbol.kind;
   if (kind != frontend::SymbolKind::function && kind != frontend::SymbolKind::method) return false;
-  const bool constructor = vertex.symbol.language == frontend::Language::python &&
-                           vertex.symbol.qualified_name.ends_with(".__init__");
+  const bool constructor = python_constructor(vertex.symbol);
   return std::any_of(dependents.begin(), dependents.end(), [&](const EdgeInfo& e) {
-    if (constructor && e.kind == frontend::EdgeKind::override_) return false;  // not followed: constructor_override
+    if (constructor && e.kind == frontend::EdgeKind::override_) return false;  // not followed, see below
     switch (e.kind) {
       case frontend::EdgeKind::import:
       case frontend::EdgeKind::contains:
@@ -82,18 +86,6 @@ bool wrapper_calls_wrapped(const CallGraph& graph, const EdgeInfo& edge, const s
   });
 }
 
-/// An override edge into a Python constructor, followed backwards, would say that every call of the
-/// base class's `__init__` may run the subclass's. None does but through the edges the linker makes
-/// already: cooperative `super()` chains (resolved by MRO over every subclass), calls on `self`
-/// (virtual-call edges) and constructing a class of unknown exact type (virtual-call edges to the
-/// subclasses' constructors). Following it made every test constructing any Megatron module reach
-/// a changed data-parallel wrapper's `__init__` through `MegatronModule.__init__`.
-bool constructor_override(const CallGraph& graph, const EdgeInfo& edge, VertexId overriding) {
-  if (edge.kind != frontend::EdgeKind::override_) return false;
-  const auto& symbol = graph.vertex(overriding).symbol;
-  return symbol.language == frontend::Language::python && symbol.qualified_name.ends_with(".__init__");
-}
-
 }  // namespace
 
 std::vector<ImpactHit> tests_reaching(const CallGraph& graph, const std::vector<std::string>& changed) {
@@ -126,10 +118,17 @@ std::vector<ImpactHit> tests_reaching(const CallGraph& graph, const std::vector<
       auto dependents = graph.dependents(v);
       bool guess = !has_resolved_callers(graph.vertex(v), dependents);
       auto decorators = decorators_of(graph, v);
+      // An override edge into a Python constructor, followed backwards, would say that every call of
+      // the base class's `__init__` may run the subclass's. None does but through edges the linker
+      // makes already: cooperative `super()` chains (by MRO over every subclass), calls on `self`
+      // (virtual calls) and constructing a class of unknown exact type (virtual calls to the
+      // subclasses' constructors). Following it made every test constructing any Megatron module
+      // reach a changed data-parallel wrapper's `__init__` through `MegatronModule.__init__`.
+      const bool constructor = python_constructor(graph.vertex(v).symbol);
       for (const auto& edge : dependents) {
         if (parents[edge.from].seen) continue;
         if (wrapper_calls_wrapped(graph, edge, decorators)) continue;
-        if (constructor_override(graph, edge, v)) continue;
+        if (constructor && edge.kind == frontend::EdgeKind::override_) continue;
         if (edge.kind == frontend::EdgeKind::name_match) {
           if (guess) guessed.emplace_back(v, edge.from);
           continue;

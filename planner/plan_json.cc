@@ -1,6 +1,8 @@
 #include "planner/plan_json.h"
 
 #include <algorithm>
+#include <array>
+#include <functional>
 #include <map>
 
 #include "planner/risk.h"
@@ -161,6 +163,23 @@ struct PlanLists {
   std::map<std::string, std::vector<std::string>> stands_for;  ///< kept test -> pruned tests it covers
 };
 
+/// One list of tests of the plan document: its member name, length and entries.
+struct PlanList {
+  const char* name;
+  std::size_t count;
+  std::function<json(std::size_t)> entry;
+};
+
+/// The four lists, in the order the document's sorted members have them.
+std::array<PlanList, 4> plan_lists(const PlanLists& lists) {
+  const Prioritized& p = lists.plan.prioritized;
+  return {{{"pruned", p.pruned.size(), [&lists](std::size_t i) { return lists.pruned(lists.plan.prioritized.pruned[i]); }},
+           {"quarantined", p.quarantined.size(),
+            [&lists](std::size_t i) { return lists.quarantined(lists.plan.prioritized.quarantined[i]); }},
+           {"skipped", lists.skipped_count(), [&lists](std::size_t i) { return lists.skipped(i); }},
+           {"tests", p.ordered.size(), [&lists](std::size_t i) { return lists.test(lists.plan.prioritized.ordered[i]); }}}};
+}
+
 json drivers_json(const Plan& plan) {
   json out = json::array();
   for (const auto& d : selection_drivers(plan.selection.selected))
@@ -233,8 +252,7 @@ std::string dump(const json& value) { return value.dump(2, ' ', false, json::err
 
 /// `make(i)` for i < count as the array nlohmann's dump(2) writes for a member of the top-level
 /// object: elements at indent 4, the closing bracket at indent 2.
-template <class Make>
-void append_array(std::string& out, std::size_t count, Make&& make) {
+void append_array(std::string& out, std::size_t count, const std::function<json(std::size_t)>& make) {
   if (count == 0) {
     out += "[]";
     return;
@@ -257,21 +275,18 @@ void append_array(std::string& out, std::size_t count, Make&& make) {
 json plan_to_json(const Plan& plan) {
   json out = plan_header_json(plan);
   const PlanLists lists(plan);
-  const auto& p = plan.prioritized;
-  for (const auto& e : p.ordered) out["tests"].push_back(lists.test(e));
-  for (const auto& x : p.pruned) out["pruned"].push_back(lists.pruned(x));
-  for (std::size_t i = 0; i < lists.skipped_count(); ++i) out["skipped"].push_back(lists.skipped(i));
-  for (const auto& s : p.quarantined) out["quarantined"].push_back(lists.quarantined(s));
+  for (const auto& list : plan_lists(lists))
+    for (std::size_t i = 0; i < list.count; ++i) out[list.name].push_back(list.entry(i));
   return out;
 }
 
 std::string plan_json_text(const Plan& plan) {
+  const PlanLists lists(plan);
+  const auto in_order = plan_lists(lists);
   json header = plan_header_json(plan);
   // Each list is a marker in the header's text, replaced by the list written entry by entry.
-  const char* lists_in_order[] = {"pruned", "quarantined", "skipped", "tests"};
-  for (const char* name : lists_in_order) header[name] = std::string("\x01") + name;
+  for (const auto& list : in_order) header[list.name] = std::string("\x01") + list.name;
   const std::string text = dump(header);
-  const PlanLists lists(plan);
   const auto& p = plan.prioritized;
   std::string out;
   // Reserved once from the size of the first entries: a string doubling its way to 80 MB holds 64 MB
@@ -281,18 +296,13 @@ std::string plan_json_text(const Plan& plan) {
   const std::size_t per_test = sampled ? sample_bytes / sampled : 0;
   out.reserve(text.size() + per_test * p.ordered.size() * 5 / 4 + 400 * (lists.skipped_count() + p.pruned.size()) + 4096);
   std::size_t at = 0;
-  for (const char* name : lists_in_order) {
+  for (const auto& list : in_order) {
     // Only a member of the top-level object starts a line with two spaces: no string holds a newline.
-    const std::string key = std::string("\n  \"") + name + "\": ";
-    const std::string marker = key + "\"\\u0001" + name + "\"";
+    const std::string key = std::string("\n  \"") + list.name + "\": ";
+    const std::string marker = key + "\"\\u0001" + list.name + "\"";
     const std::size_t found = text.find(marker, at);
     out.append(text, at, found + key.size() - at);
-    const std::string list = name;
-    if (list == "tests") append_array(out, p.ordered.size(), [&](std::size_t i) { return lists.test(p.ordered[i]); });
-    if (list == "pruned") append_array(out, p.pruned.size(), [&](std::size_t i) { return lists.pruned(p.pruned[i]); });
-    if (list == "skipped") append_array(out, lists.skipped_count(), [&](std::size_t i) { return lists.skipped(i); });
-    if (list == "quarantined")
-      append_array(out, p.quarantined.size(), [&](std::size_t i) { return lists.quarantined(p.quarantined[i]); });
+    append_array(out, list.count, list.entry);
     at = found + marker.size();
   }
   out.append(text, at, std::string::npos);

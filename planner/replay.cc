@@ -114,7 +114,6 @@ std::optional<Decision> beyond_python(const CommitContext& context) {
   return std::nullopt;
 }
 
-/// tests_fetcher-style: test files whose module imports (transitively) a changed module.
 /// The commit's head indexed once for every strategy that needs it (file-level and fastci's).
 util::Result<const CommitIndex*> indexed_head(const CommitContext& context, const Indexer& indexer,
                                               std::optional<CommitIndex>& slot) {
@@ -126,6 +125,7 @@ util::Result<const CommitIndex*> indexed_head(const CommitContext& context, cons
   return &*slot;
 }
 
+/// tests_fetcher-style: test files whose module imports (transitively) a changed module.
 util::Result<Decision> file_level(const CommitContext& context, const Indexer& indexer, std::optional<CommitIndex>& head) {
   const RecordedCommit& commit = *context.recorded;
   if (auto everything = beyond_python(context)) return *everything;
@@ -155,9 +155,10 @@ util::Result<Decision> file_level(const CommitContext& context, const Indexer& i
   return out;
 }
 
-/// Strategies whose choices another tool made, recorded into the history beside its results.
-bool is_recorded(ReplayStrategy strategy) {
-  return strategy == ReplayStrategy::tests_fetcher || strategy == ReplayStrategy::pytest_testmon;
+/// fastci's own strategies: the ones analyze() plans.
+bool is_fastci(ReplayStrategy strategy) {
+  return strategy == ReplayStrategy::fastci_select || strategy == ReplayStrategy::fastci_prune ||
+         strategy == ReplayStrategy::fastci_prioritize || strategy == ReplayStrategy::fastci_shrink;
 }
 
 /// What another tool chose at this commit, run by the history's recorder: its targets are test ids,
@@ -229,8 +230,7 @@ util::Result<std::map<ReplayStrategy, Plan>> fastci_plans(const History& history
   std::vector<ReplayStrategy> fastci;
   std::vector<PlanVariant> variants;
   for (auto s : strategies)
-    if (s == ReplayStrategy::fastci_select || s == ReplayStrategy::fastci_prune ||
-        s == ReplayStrategy::fastci_prioritize || s == ReplayStrategy::fastci_shrink) {
+    if (is_fastci(s)) {
       fastci.push_back(s);
       variants.push_back(variant_of(s));
     }
@@ -245,11 +245,11 @@ util::Result<std::map<ReplayStrategy, Plan>> fastci_plans(const History& history
 }
 
 /// What a fastci plan runs, in the recorded tests' ids.
-util::Result<Decision> fastci(const CommitContext& context, const Plan* plan) {
+util::Result<Decision> fastci(const CommitContext& context, const Plan& plan) {
   Decision out;
   std::set<std::string> recorded;
   for (const auto& r : context.recorded->results) recorded.insert(r.test_id);
-  for (const auto& entry : plan->prioritized.ordered) {
+  for (const auto& entry : plan.prioritized.ordered) {
     // Parameters computed at run time (os.listdir(...)) are unknown statically: the plan names the
     // function, and pytest runs every parametrization of it.
     const std::string& id = entry.selected.test.id;
@@ -264,20 +264,20 @@ util::Result<Decision> fastci(const CommitContext& context, const Plan* plan) {
     add(id);
     if (!entry.shrink_reason.empty()) out.resized[entry.selected.test.id] = {entry.gpus, entry.predicted_seconds};
   }
-  for (const auto& entry : plan->prioritized.pruned) {
+  for (const auto& entry : plan.prioritized.pruned) {
     const std::string& id = entry.test.id;
     if (recorded.count(id)) ++out.pruned;
     else if (id.find('[') == std::string::npos)
       for (auto it = recorded.lower_bound(id + "["); it != recorded.end() && it->starts_with(id + "["); ++it) ++out.pruned;
   }
-  for (const auto& a : plan->audit) {
+  for (const auto& a : plan.audit) {
     const std::string& id = a.test.id;
     if (recorded.count(id)) out.audited.push_back(id);
     else if (id.find('[') == std::string::npos)
       for (auto it = recorded.lower_bound(id + "["); it != recorded.end() && it->starts_with(id + "["); ++it)
         out.audited.push_back(*it);
   }
-  if (plan->widened()) out.note = "selection widened (see the plan)";
+  if (plan.widened()) out.note = "selection widened (see the plan)";
   return out;
 }
 
@@ -423,9 +423,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
   const Indexer indexer{**repo, **cache, index_options};
   std::vector<ReplayReport> reports;
   for (auto s : strategies) {
-    bool fastci = s != ReplayStrategy::run_all && s != ReplayStrategy::file_level && s != ReplayStrategy::coverage_only &&
-                  !is_recorded(s);
-    reports.push_back({s, {}, fastci ? options.audit_fraction : 0});
+    reports.push_back({s, {}, is_fastci(s) ? options.audit_fraction : 0});
   }
   // Each test's outcomes before the entry being replayed: the evidence store's runs, then every
   // real commit's recorded run once it is replayed (mutants never landed, so they add none). The
@@ -502,7 +500,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
         case ReplayStrategy::coverage_only: decision = coverage_only(context); break;
         case ReplayStrategy::tests_fetcher:
         case ReplayStrategy::pytest_testmon: decision = recorded_selection(commit, to_string(report.strategy)); break;
-        default: {
+        default: {  // is_fastci
           if (!plans) {
             std::vector<ReplayStrategy> strategies;
             for (const auto& r : reports) strategies.push_back(r.strategy);
@@ -511,7 +509,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
             plans = std::move(*made);
           }
           const Plan& plan = plans->at(report.strategy);
-          decision = fastci(context, &plan);
+          decision = fastci(context, plan);
           planned_seconds = plan.timing.total_seconds;
           break;
         }

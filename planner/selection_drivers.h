@@ -23,7 +23,7 @@ struct SelectionDriver {
 /// counted under a name match is one that only name matches select.
 std::vector<SelectionDriver> selection_drivers(const std::vector<SelectedTest>& selected, std::size_t limit = 5);
 
-/// One driver in words: "1453 through `.name` in f (file:line), which may reach added C.name".
+/// One driver in words: "1453 through `.name` in f (file:line), which may reach m.C.name (a name match)".
 std::string describe(const SelectionDriver& driver);
 
 /// The drivers in words, joined by "; ", with how many tests the others account for.
