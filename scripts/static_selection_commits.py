@@ -10,7 +10,10 @@ most commits), and prints its mode and number of test files.
 
 Usage:
   scripts/static_selection_commits.py --repo CLONE --analyze NAME=BINARY [--analyze NAME=BINARY ...]
-      [--tests-fetcher PATH [--tests-fetcher-scope tests/unit]] [--state-dir DIR] [--json OUT] COMMIT...
+      [--tests-fetcher PATH [--tests-fetcher-scope tests/unit]] [--state-dir DIR] [--json OUT]
+      [--keep-plans DIR] COMMIT...
+
+--keep-plans keeps each plan as DIR/NAME-COMMIT.json, to compare binaries test by test later.
 
 Only the Python standard library is used; git runs on the scratch clone only (fastci reads git objects
 itself).
@@ -97,6 +100,7 @@ def main():
     ap.add_argument("--tests-fetcher-scope")
     ap.add_argument("--state-dir", default=None)
     ap.add_argument("--json")
+    ap.add_argument("--keep-plans", metavar="DIR")
     ap.add_argument("commits", nargs="+")
     args = ap.parse_args()
     scratch = tempfile.mkdtemp(prefix="fastci-commits-")
@@ -108,6 +112,9 @@ def main():
         for name, binary in binaries:
             state = os.path.join(args.state_dir or scratch, "state-" + name)
             row["plans"][name] = plan(binary, args.repo, commit, state, os.path.join(scratch, "plan.json"))
+            if args.keep_plans and "error" not in row["plans"][name]:
+                os.makedirs(args.keep_plans, exist_ok=True)
+                shutil.copy(os.path.join(scratch, "plan.json"), os.path.join(args.keep_plans, f"{name}-{commit}.json"))
         if args.tests_fetcher:
             row["tests_fetcher"] = tests_fetcher(args.tests_fetcher, args.tests_fetcher_scope, args.repo, commit, scratch)
         rows.append(row)

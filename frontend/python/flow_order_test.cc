@@ -147,7 +147,7 @@ TEST(FlowOrder, ADecoratedNameKeepsItsDefinitionBesideTheWrapper) {
   // The wrapper is one function for every use of the decorator, so "wrapper calls fn" reaches
   // every decorated function at once (or, past the resolver's value limit, only some of them):
   // on DeepSpeed every @instrument_w_nvtx hook would hang off one wrapped_fn. The decorated name
-  // keeps a direct edge to its own definition.
+  // keeps a direct edge to its own definition: a reference, since the call runs the wrapper.
   auto facts = link_one(
       "def dec(fn):\n"
       "    def inner():\n"
@@ -158,8 +158,46 @@ TEST(FlowOrder, ADecoratedNameKeepsItsDefinitionBesideTheWrapper) {
       "def caller():\n"
       "    func()\n");
   EXPECT_TRUE(has_edge(facts, "py:m.caller", "py:m.dec.inner", EdgeKind::call));
-  EXPECT_TRUE(has_edge(facts, "py:m.caller", "py:m.func", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:m.caller", "py:m.func", EdgeKind::reference));
+  EXPECT_FALSE(has_edge(facts, "py:m.caller", "py:m.func", EdgeKind::call));
   EXPECT_TRUE(has_edge(facts, "py:m.dec.inner", "py:m.func", EdgeKind::call));
+}
+
+TEST(FlowOrder, ADecoratedNameKeepsItsCallWhereTheDecoratorsMayReturnTheFunction) {
+  // Stacked decorators, a decorator returning its argument, one returning a class instance or a
+  // library's value: the call may run the definition itself.
+  auto facts = link_one(
+      "import functools\n"
+      "def dec1(f):\n"
+      "    def inner(): return f()\n"
+      "    return inner\n"
+      "def dec2(f):\n"
+      "    def inner(): return f()\n"
+      "    return inner\n"
+      "def register(f):\n"
+      "    return f\n"
+      "class Wrapper:\n"
+      "    def __init__(self, f): self.f = f\n"
+      "    def __call__(self): return self.f()\n"
+      "def boxed(f):\n"
+      "    return Wrapper(f)\n"
+      "@dec1\n"
+      "@dec2\n"
+      "def stacked(): pass\n"
+      "@register\n"
+      "def registered(): pass\n"
+      "@boxed\n"
+      "def box(): pass\n"
+      "@functools.lru_cache\n"
+      "def cached(): pass\n"
+      "def caller():\n"
+      "    stacked()\n"
+      "    registered()\n"
+      "    box()\n"
+      "    cached()\n");
+  for (const char* f : {"py:m.stacked", "py:m.registered", "py:m.box", "py:m.cached"})
+    EXPECT_TRUE(has_edge(facts, "py:m.caller", f, EdgeKind::call)) << f;
+  EXPECT_TRUE(has_edge(facts, "py:m.caller", "py:m.dec1.inner", EdgeKind::call));
 }
 
 }  // namespace

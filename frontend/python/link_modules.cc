@@ -432,7 +432,9 @@ class Linker {
     for (const auto& v : values) {
       switch (v.kind) {
         case Value::Kind::function: {
-          out.emplace_back(resolver_.symbol_id(v.id), EdgeKind::call);
+          // A decorated name calls the decorator's wrapper; the definition keeps an edge for
+          // selection (the wrapper is one function for every use of the decorator: impact.cc).
+          out.emplace_back(resolver_.symbol_id(v.id), v.behind_wrapper ? EdgeKind::reference : EdgeKind::call);
           if (v.receiver >= 0)
             for (int o : resolver_.overriders(v.receiver, resolver_.scope(v.id).name))
               out.emplace_back(resolver_.symbol_id(o), EdgeKind::virtual_call);

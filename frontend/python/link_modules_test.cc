@@ -37,8 +37,11 @@ TEST_F(LinkingFixture, ModuleAttributeChainsAndAliases) {
   EXPECT_TRUE(has_edge(*facts_, p + "app.main", p + "pkg.core.FastEngine.step", EdgeKind::call));
   // A constructor without its own __init__ reaches the inherited one.
   EXPECT_TRUE(has_edge(*facts_, p + "app.main", p + "pkg.core.Engine.__init__", EdgeKind::call));
-  // engine = Engine(8); engine.step(): an exact type, no virtual edges to subclasses.
-  EXPECT_TRUE(has_edge(*facts_, p + "app.main", p + "pkg.core.Engine.step", EdgeKind::call));
+  // engine = Engine(8); engine.step(): an exact type, no virtual edges to subclasses. Engine.step is
+  // decorated with @traced: the call runs traced's wrapper, the definition is kept as a reference.
+  EXPECT_TRUE(has_edge(*facts_, p + "app.main", p + "pkg.core.traced.wrapper", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "app.main", p + "pkg.core.Engine.step", EdgeKind::reference));
+  EXPECT_FALSE(has_edge(*facts_, p + "app.main", p + "pkg.core.Engine.step", EdgeKind::call));
 }
 
 TEST_F(LinkingFixture, SelfSuperAndOverriders) {
@@ -46,7 +49,7 @@ TEST_F(LinkingFixture, SelfSuperAndOverriders) {
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Base.run", p + "pkg.core.Engine.step", EdgeKind::virtual_call));
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Base.run", p + "pkg.core.FastEngine.step", EdgeKind::virtual_call));
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Engine.__init__", p + "pkg.core.Base.__init__", EdgeKind::call));
-  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.FastEngine.step", p + "pkg.core.Engine.step", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.FastEngine.step", p + "pkg.core.Engine.step", EdgeKind::reference));
   // cls() in a classmethod constructs the class.
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Base.create", p + "pkg.core.Base.__init__", EdgeKind::call));
   // self.helper = Helper() in __init__, then self.helper.work()
@@ -98,7 +101,7 @@ TEST_F(LinkingFixture, RelativeImportsAndModuleEdges) {
 TEST_F(LinkingFixture, ConditionalValuesAndCallableModules) {
   // self.engine = FastEngine(1) if fast else Engine(1): both arms are possible receivers.
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Block.forward", p + "pkg.core.FastEngine.step", EdgeKind::call));
-  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Block.forward", p + "pkg.core.Engine.step", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Block.forward", p + "pkg.core.Engine.step", EdgeKind::reference));
   // self.fallback = None or Helper()
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.Block.forward", p + "pkg.util.Helper.work", EdgeKind::call));
   // block(x) on an instance of a torch.nn.Module subclass runs its forward.
@@ -107,7 +110,7 @@ TEST_F(LinkingFixture, ConditionalValuesAndCallableModules) {
 
 TEST_F(LinkingFixture, AnnotationsCastsAndIdentityWrappers) {
   // engine: Optional["Engine"]: Engine.step and, virtually, its overriders.
-  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.use_engine", p + "pkg.core.Engine.step", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.use_engine", p + "pkg.core.Engine.step", EdgeKind::reference));
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.use_engine", p + "pkg.core.FastEngine.step", EdgeKind::virtual_call));
   // other: Base | None
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.use_engine", p + "pkg.core.Base.run", EdgeKind::call));
@@ -136,7 +139,7 @@ TEST_F(LinkingFixture, ParametersReceiveWhatCallSitesPass) {
 
 TEST_F(LinkingFixture, DecoratorsIterationAndDefaults) {
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.call_decorated", p + "pkg.core.logged.wrapper", EdgeKind::call));
-  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.call_decorated", p + "pkg.core.decorated_step", EdgeKind::call));
+  EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.call_decorated", p + "pkg.core.decorated_step", EdgeKind::reference));
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.logged.wrapper", p + "pkg.core.decorated_step", EdgeKind::call));
   // for step in Countdown(): __iter__, __next__, and what __next__ returns is called.
   EXPECT_TRUE(has_edge(*facts_, p + "pkg.core.iterate", p + "pkg.core.Countdown.__iter__", EdgeKind::call));

@@ -12,7 +12,7 @@ using util::ByteReader;
 using util::ByteWriter;
 
 /// The record's first bytes: a record of another layout is a cache miss, never a misread.
-constexpr std::string_view kFormat = "fastci-python-module/8";
+constexpr std::string_view kFormat = "fastci-python-module/9";
 
 /// An enum written as its number, read back only where it names a value.
 template <typename Enum>
@@ -421,6 +421,7 @@ std::string serialize(const ModuleRecord& record) {
   }
   w.boolean(record.star_exports.has_value());
   if (record.star_exports) put_strings(w, *record.star_exports);
+  put_strings(w, record.rebound_names);
   return w.take();
 }
 
@@ -460,6 +461,7 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes) {
       v.imported_member = r.str();
     }
     if (r.boolean()) record.star_exports = strings_from(r);
+    record.rebound_names = strings_from(r);
     if (!r.done()) return util::Error{"cached Python module record: bytes after the end"};
     int scope_count = static_cast<int>(record.scopes.size());
     if (scope_count == 0 || record.facts.symbols.size() != record.scopes.size() + record.variables.size())

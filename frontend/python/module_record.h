@@ -33,7 +33,8 @@ struct NameBinding {
     alias,          ///< `X = Y.Z`: target is the raw dotted text of the value
     call_result,    ///< `x = F(a, b)`: target is the callee's dotted text, member "a,b" (see resolver)
     parameter,      ///< a function parameter; target: the class its annotation names; member: its default
-    other,          ///< assigned something the linker cannot follow (it still shadows)
+    other,          ///< assigned something the linker cannot follow (it still shadows); target: "#i:1" or
+                    ///< "#s:name" where that is an integer or string literal (Resolver::constant_keys)
     star_import,    ///< `from m import *`: target is m; name is empty
   };
   std::string name;
@@ -49,7 +50,8 @@ struct NameBinding {
   int statement_last = 0;
   /// A container element stored under a constant key (`{"k": f}`, `d["k"] = f`, `dict(k=f)`):
   /// besides "d[]" it is bound under its keyed name "d[=s:k]" (strings "s:", integers "i:"),
-  /// which reads with that constant key use instead (Resolver::keyed_element).
+  /// which reads with that constant key use instead (Resolver::keyed_element). A list or tuple
+  /// literal's elements are bound by position the same way ("xs[=p:0]").
   bool has_key = false;
 };
 
@@ -149,6 +151,11 @@ struct ModuleRecord {
   /// `.extend`/`.append`ed; several assignments are unioned). None when the module defines no
   /// `__all__` or builds it in a way not read here: then every public name, which can only add.
   std::optional<std::vector<std::string>> star_exports;
+  /// Last names whose value or element positions change other than through the bindings above:
+  /// augmented-assignment targets, attributes stored on other objects (`mod.KEY = v`, setattr),
+  /// and containers reordered in place (insert, pop, remove, sort, reverse, `del x[i]`, slice
+  /// stores). A constant or a literal's positions are trusted only for names not listed anywhere.
+  std::vector<std::string> rebound_names;
 };
 
 /// Cache form of a record (MessagePack).

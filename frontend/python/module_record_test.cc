@@ -67,7 +67,7 @@ TEST(ModuleRecordCache, RejectsCorruptInput) {
   auto record = parse_module("a.py", "def f():\n    g()\n");
   std::string bytes = serialize(record);
   std::string broken = bytes;
-  broken.replace(broken.find("fastci-python-module/8"), 22, "fastci-python-module/9");
+  broken.replace(broken.find("fastci-python-module/9"), 22, "fastci-python-module/0");
   auto result = deserialize(broken);
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.error().message.find("format"), std::string::npos);

@@ -376,7 +376,7 @@ class ModuleParser {
     using K = NameBinding::Kind;
     if (certain_last_ > 0 && certain_name(binding.name) &&
         (binding.kind == K::definition || binding.kind == K::module_import || binding.kind == K::from_import ||
-         binding.kind == K::alias || binding.kind == K::call_result)) {
+         binding.kind == K::alias || binding.kind == K::call_result || binding.kind == K::star_import)) {
       binding.statement_first = certain_first_;
       binding.statement_last = certain_last_;
     }
@@ -395,6 +395,21 @@ class ModuleParser {
       scope = 0;
     }
     record_.scopes[scope].bindings.push_back(std::move(binding));
+  }
+
+  /// A name whose value or element positions change outside its bindings (ModuleRecord::rebound_names),
+  /// by its last name: `mod.KEY` and `self.items` as "KEY" and "items".
+  void note_rebound(std::string_view dotted) {
+    std::string_view last = dotted.substr(dotted.rfind('.') + 1);
+    last = last.substr(0, last.find_first_of("[("));
+    if (last.empty() || !rebound_seen_.insert(std::string(last)).second) return;
+    record_.rebound_names.emplace_back(last);
+  }
+
+  /// "#i:1" or "#s:name": an integer or string literal a constant key can be read from.
+  std::optional<std::string> literal_text(TSNode node) const {
+    auto key = constant_key(node);
+    return key ? std::optional<std::string>("#" + *key) : std::nullopt;
   }
 
   /// A plain name, or a constant-keyed element of one ("d[=s:k]"): what a statement can replace.
@@ -432,13 +447,17 @@ class ModuleParser {
 
   /// `d["a"][0]`: "d[=s:a][=i:0]" where every subscript of a plain name has a constant key; none
   /// otherwise (the plain "d[][]" form is then all there is).
-  std::optional<std::string> keyed_text(TSNode node, int depth = 0) const {
+  /// `names`: a read's subscript by a plain name is kept as "[=v:name]", for the resolver to read
+  /// the constants the name certainly holds (Resolver::constant_keys); a store's is no key.
+  std::optional<std::string> keyed_text(TSNode node, int depth = 0, bool names = false) const {
     if (depth > 8) return std::nullopt;
     if (is(node, "identifier")) return std::string(text(node));
     if (!is(node, "subscript")) return std::nullopt;
-    auto key = constant_key(field(node, "subscript"));
+    TSNode index = field(node, "subscript");
+    auto key = constant_key(index);
+    if (!key && names && !ts_node_is_null(index) && is(index, "identifier")) key = "v:" + std::string(text(index));
     if (!key) return std::nullopt;
-    auto container = keyed_text(field(node, "value"), depth + 1);
+    auto container = keyed_text(field(node, "value"), depth + 1, names);
     if (!container) return std::nullopt;
     return keyed_element_name(*container, *key);
   }
@@ -478,7 +497,7 @@ class ModuleParser {
     }
     if (is(node, "subscript")) {
       if (keyed_texts_)
-        if (auto keyed = keyed_text(node)) return *keyed;
+        if (auto keyed = keyed_text(node, 0, true)) return *keyed;
       auto value = dotted_text(field(node, "value"), depth + 1);
       if (!value) return std::nullopt;
       return *value + "[]";
@@ -496,7 +515,7 @@ class ModuleParser {
   /// The leading positional arguments of a call as dotted texts joined by ',' ("" for one that is
   /// not dotted), so the linker can follow values passed through (typing.cast, identity wrappers).
   std::string argument_texts(TSNode arguments, int depth) const {
-    std::vector<std::string> texts = call_arguments(arguments, depth);
+    std::vector<std::string> texts = call_arguments(arguments, depth, false);
     auto keyword = std::find_if(texts.begin(), texts.end(), [](const auto& t) { return t.find('=') != std::string::npos; });
     texts.erase(keyword, texts.end());
     if (texts.size() > kMaxPassedArguments) texts.resize(kMaxPassedArguments);
@@ -507,8 +526,10 @@ class ModuleParser {
   }
 
   /// Every argument of a call for parameter flow: positional dotted texts ("" where not dotted),
-  /// then "name=text" for keyword arguments whose value is dotted. Empty when nothing is dotted.
-  std::vector<std::string> call_arguments(TSNode arguments, int depth = 0) const {
+  /// then "name=text" for keyword arguments whose value is dotted. Empty when nothing is dotted
+  /// (`literals`: when nothing is passed).
+  /// `literals`: integer and string literals count as dotted, written "#i:1" (literal_text).
+  std::vector<std::string> call_arguments(TSNode arguments, int depth = 0, bool literals = true) const {
     std::vector<std::string> positional, keyword;
     if (ts_node_is_null(arguments) || !is(arguments, "argument_list")) return {};
     bool any = false;
@@ -517,6 +538,7 @@ class ModuleParser {
       if (is(argument, "keyword_argument")) {
         TSNode name = field(argument, "name");
         auto value = dotted_text(field(argument, "value"), depth + 1);
+        if (!value && literals) value = literal_text(field(argument, "value"));
         if (!ts_node_is_null(name) && value && value->size() <= kMaxCalleeText) {
           keyword.push_back(std::string(text(name)) + "=" + *value);
           any = true;
@@ -526,11 +548,15 @@ class ModuleParser {
       if (is(argument, "list_splat") || is(argument, "dictionary_splat")) break;  // positions unknown after
       if (!keyword.empty()) continue;
       auto value = dotted_text(argument, depth + 1);
+      if (!value && literals) value = literal_text(argument);
       bool kept = value && value->size() <= kMaxCalleeText;
       positional.push_back(kept ? *value : std::string());
       any |= kept;
     }
-    if (!any) return {};
+    // A call passing only expressions (or splats) still says that it passes something: one ""
+    // keeps it among the call sites a parameter's constants must agree with (constant_keys).
+    if (!any) return literals && ts_node_named_child_count(arguments) > 0 ? std::vector<std::string>{""}
+                                                                          : std::vector<std::string>{};
     positional.insert(positional.end(), keyword.begin(), keyword.end());
     return positional;
   }
@@ -734,11 +760,21 @@ class ModuleParser {
     }
     if (std::strcmp(type, "augmented_assignment") == 0) {
       TSNode left = field(node, "left");
+      if (!ts_node_is_null(left) && (is(left, "identifier") || is(left, "attribute")))
+        if (auto name = dotted_text(left)) note_rebound(*name);
       if (!ts_node_is_null(left) && is(left, "identifier") && record_.scopes[scope].kind != Scope::Kind::function)
         bind(scope, {std::string(text(left)), NameBinding::Kind::other, "", "", -1, line_of(left)});
       if (!ts_node_is_null(left) && is(left, "identifier") && text(left) == "__all__" &&
           record_.scopes[scope].kind == Scope::Kind::module)
         read_all(field(node, "right"));
+      return visit_children(node, scope);
+    }
+    if (std::strcmp(type, "delete_statement") == 0) {
+      // del xs[i]: the elements after i move up.
+      for (TSNode target : children(node))
+        for (TSNode deleted : is(target, "expression_list") ? children(target) : std::vector<TSNode>{target})
+          if (is(deleted, "subscript"))
+            if (auto container = dotted_text(field(deleted, "value"))) note_rebound(*container);
       return visit_children(node, scope);
     }
     if (std::strcmp(type, "global_statement") == 0) {
@@ -918,6 +954,7 @@ class ModuleParser {
         else if (*callee == "__all__.extend") read_all(values[0]);
         else read_all_name(values[0]);
       }
+    if (!ts_node_is_null(function)) note_reorder_or_setattr(function, arguments);
     if (!ts_node_is_null(function)) {
       auto callee = dotted_text(function);
       RawReference reference;
@@ -950,6 +987,22 @@ class ModuleParser {
         visit(argument, scope);
       }
     }
+  }
+
+  /// `xs.insert(0, f)`, `xs.sort()` and the like move a container's elements; `setattr(m, "K", v)`
+  /// rebinds an attribute (ModuleRecord::rebound_names).
+  void note_reorder_or_setattr(TSNode function, TSNode arguments) {
+    if (is(function, "attribute")) {
+      std::string_view method = text(field(function, "attribute"));
+      if (method == "insert" || method == "pop" || method == "remove" || method == "sort" || method == "reverse" ||
+          method == "popitem")
+        if (auto container = dotted_text(field(function, "object"))) note_rebound(*container);
+      return;
+    }
+    if (text(function) != "setattr" || ts_node_is_null(arguments)) return;
+    auto values = children(arguments);
+    if (values.size() >= 2 && is(values[1], "string"))
+      if (auto name = string_literal_value(text(values[1]))) note_rebound(*name);
   }
 
   // ---- assignments --------------------------------------------------------------------------------
@@ -1086,10 +1139,9 @@ class ModuleParser {
     std::vector<TSNode> alternatives;
     value_alternatives(value, alternatives);
     std::vector<NameBinding> out;
-    for (TSNode alternative : alternatives) {
-      NameBinding binding = value_binding(name, alternative, line);
-      if (binding.kind != NameBinding::Kind::other || alternatives.size() == 1) out.push_back(std::move(binding));
-    }
+    // An alternative the linker cannot follow is kept too: it binds no value, but it says the name
+    // may hold something that is not a constant (`k = 1 if c else n + 1`; Resolver::constant_keys).
+    for (TSNode alternative : alternatives) out.push_back(value_binding(name, alternative, line));
     if (out.empty()) out.push_back(value_binding(name, value, line));
     return out;
   }
@@ -1140,6 +1192,8 @@ class ModuleParser {
         binding.kind = NameBinding::Kind::alias;
         binding.target = *target;
       }
+    } else if (auto literal = literal_text(value)) {
+      binding.target = *literal;  // still `other`: no value to the resolver, a constant to a key
     }
     return binding;
   }
@@ -1153,6 +1207,10 @@ class ModuleParser {
       return;
     }
     if (is(target, "subscript")) {
+      // xs[1:3] = ys: the elements after the slice move.
+      TSNode index = field(target, "subscript");
+      if (!ts_node_is_null(index) && is(index, "slice"))
+        if (auto sliced = dotted_text(field(target, "value"))) note_rebound(*sliced);
       // d["k"] = f, table[0][1] = f: an element of a container a name holds.
       auto container = dotted_text(target);
       if (container && container->find_first_of(".(") == std::string::npos) {
@@ -1172,9 +1230,12 @@ class ModuleParser {
     if (is(target, "attribute")) {
       TSNode object = field(target, "object");
       TSNode attribute = field(target, "attribute");
-      if (ts_node_is_null(object) || ts_node_is_null(attribute) || !is(object, "identifier")) return;
-      int owner = instance_owner(target, scope);
-      if (owner < 0) return;
+      if (ts_node_is_null(object) || ts_node_is_null(attribute)) return;
+      int owner = is(object, "identifier") ? instance_owner(target, scope) : -1;
+      if (owner < 0) {
+        note_rebound(text(attribute));  // mod.KEY = 2: another module's constant is no longer one
+        return;
+      }
       for (auto& binding : value_bindings(std::string(text(attribute)), value, line_of(target)))
         bind_instance(owner, std::move(binding), scope);
       // self.hooks = {"k": f}: what the attribute's container holds, as "hooks[]".
@@ -1234,7 +1295,40 @@ class ModuleParser {
     TSNode index = field(value, "subscript");
     if (ts_node_is_null(index) || !is(index, "slice")) return;
     auto container = dotted_text(value);
-    if (container) bind(scope, {name + "[]", NameBinding::Kind::alias, *container, "", -1, line_of(value)});
+    if (!container) return;
+    NameBinding all{name + "[]", NameBinding::Kind::alias, *container, "", -1, line_of(value)};
+    // ys = xs[1:3] of a plain name with literal bounds: ys[0] is xs[1] (kept to 16 positions; a
+    // read past them reads every element).
+    TSNode sliced = field(value, "value");
+    auto bounds = literal_slice(index);
+    if (bounds && !ts_node_is_null(sliced) && is(sliced, "identifier")) {
+      const int count = std::min(bounds->second - bounds->first, 16);
+      for (int k = 0; k < count; ++k)
+        bind(scope, {keyed_element_name(name, "p:" + std::to_string(k)), NameBinding::Kind::alias,
+                     keyed_element_name(text(sliced), "i:" + std::to_string(bounds->first + k)), "", -1,
+                     line_of(value)});
+      all.has_key = count > 0;
+    }
+    bind(scope, std::move(all));
+  }
+
+  /// The bounds of `a:b` where each is absent or a decimal literal and there is no step (an absent
+  /// end is written as a large one).
+  std::optional<std::pair<int, int>> literal_slice(TSNode slice) const {
+    int part = 0;
+    int bounds[2] = {0, 1 << 20};
+    for (TSNode child : children(slice, false)) {
+      if (!ts_node_is_named(child)) {
+        if (text(child) == ":" && ++part > 1) return std::nullopt;  // a step
+        continue;
+      }
+      if (is(child, "comment")) continue;
+      auto key = constant_key(child);
+      if (!key || !key->starts_with("i:") || key->size() > 8) return std::nullopt;
+      bounds[part] = std::stoi(key->substr(2));
+    }
+    if (bounds[1] <= bounds[0]) return std::nullopt;
+    return std::pair{bounds[0], bounds[1]};
   }
 
   /// `reqs.append(handle)`, `seen.add(x)`, `q.insert(0, x)`, `d.update({...})`: what a container a local name holds
@@ -1285,19 +1379,28 @@ class ModuleParser {
 
   /// The bindings bind_elements makes, collected (for containers held by instance attributes).
   /// `keyed`: the keyed name of the container ("d", "d[=s:a]") where its elements' constant keys
-  /// are followed; a dict's element under a constant key is bound under "keyed[=key]" as well.
+  /// are followed; a dict's element under a constant key is bound under "keyed[=key]" as well, a
+  /// list's or tuple's under its position ("keyed[=p:0]"; `positions`: the literal is the whole
+  /// container, not elements added to one).
   void element_bindings(const std::string& name, TSNode value, int depth, std::vector<NameBinding>& out,
-                        const std::string& keyed = {}) const {
+                        const std::string& keyed = {}, bool positions = true) const {
     if (ts_node_is_null(value) || depth > 4) return;
     if (is(value, "call") && text(field(value, "function")) == "dict")
       return argument_elements(name, field(value, "arguments"), depth, out, keyed);
     bool container = is(value, "dictionary") || is(value, "list") || is(value, "tuple") || is(value, "set");
     if (!container) return;
+    bool positional = positions && !keyed.empty() && (is(value, "list") || is(value, "tuple"));
+    int position = 0;
     for (TSNode element : children(value)) {
+      if (is(element, "comment")) continue;
       std::optional<std::string> key;
       if (is(element, "pair")) {
         if (!keyed.empty()) key = constant_key(field(element, "key"));
         element = field(element, "value");
+      } else if (is(element, "list_splat") || is(element, "parenthesized_list_splat")) {
+        positional = false;  // [*xs, f]: f's position depends on xs
+      } else if (positional) {
+        key = "p:" + std::to_string(position++);
       }
       if (ts_node_is_null(element)) continue;
       if (is(element, "identifier") || is(element, "attribute") || is(element, "call") || is(element, "lambda")) {
@@ -1338,7 +1441,7 @@ class ModuleParser {
         if (auto other = dotted_text(argument))
           out.push_back({name, NameBinding::Kind::alias, *other + "[]", "", -1, line_of(argument)});
       } else {
-        element_bindings(name, argument, depth, out, keyed);
+        element_bindings(name, argument, depth, out, keyed, false);
       }
     }
   }
@@ -1609,7 +1712,7 @@ class ModuleParser {
         TSNode value = field(parameter, "value");
         if (!ts_node_is_null(value)) {
           visit(value, outer);
-          default_value = dotted_text(value).value_or("");
+          default_value = dotted_text(value).value_or(literal_text(value).value_or(""));
         }
       } else if (is(parameter, "list_splat_pattern") || is(parameter, "dictionary_splat_pattern")) {
         TSNode inner = ts_node_named_child(parameter, 0);
@@ -2002,6 +2105,7 @@ class ModuleParser {
   int certain_first_ = 0;              ///< lines of the statement whose bindings are certain (CertainBindings)
   int certain_last_ = 0;
   bool keyed_texts_ = false;           ///< dotted_text writes constant subscript keys (call references)
+  std::unordered_set<std::string> rebound_seen_;  ///< record_.rebound_names, as a set
   bool annotated_statement_ = false;   ///< the statement is an annotated assignment (a field)
   std::vector<int> statement_variables_;  ///< variables the current statement binds
   int definition_owner_ = -1;          ///< scope whose header is being evaluated

@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -26,6 +27,9 @@ struct Value {
   std::string text;  ///< module: dotted name; external: dotted name outside the repository
   bool exact = true; ///< instance/class: the exact type is known (constructed here, not `self`)
   int receiver = -1; ///< a method found through a non-exact receiver: that receiver's class
+  /// A function read by its name where repository decorators rebound that name to a wrapper: a
+  /// call runs the wrapper (also among the values), which may run this; linked as a reference.
+  bool behind_wrapper = false;
 };
 
 /// One part of a dotted text with what follows it (resolver.cc).
@@ -112,6 +116,30 @@ class Resolver {
   /// what is stored under that key (cut at `line` where the read is in `home` itself, 0: not), and
   /// what the `unkeyed` container names ("d[]") hold without a key.
   std::vector<Value> keyed_element(int home, const std::string& name, const std::vector<std::string>& unkeyed, int line);
+  /// The keyed names a subscript `[=argument]` of the container `keyed` (bound in `home`, first
+  /// named `root`) reads: "keyed[=s:k]" where the repository stored under that key, "keyed[=p:1]"
+  /// for position 1 of a literal whose positions stay put, and for "v:name" those of each constant
+  /// the name certainly holds. Empty: every element is read.
+  std::vector<std::string> element_keys(int home, const std::string& root, const std::string& keyed,
+                                        const std::string& argument, int global_scope);
+  /// The constants ("i:1", "s:k") a plain name read in a scope certainly holds: every binding
+  /// that can reach the read binds a literal (through aliases, imports and the literal arguments
+  /// of every call site of a parameter). None where any binding may hold something else, where
+  /// the name is rebound outside its bindings (ModuleRecord::rebound_names), or past 8 constants.
+  std::optional<std::vector<std::string>> constant_keys(const std::string& text, int global_scope, int depth = 0);
+  /// A parameter's constants: its literal default and what each call site passes (constant_keys).
+  std::optional<std::vector<std::string>> parameter_constants(int function_scope, const NameBinding& parameter,
+                                                              int depth);
+  /// The text a call site passes for parameter `index` (`name`) of a function, "" where none is seen.
+  static std::string passed_text(const RawReference& site, const std::string& name, std::size_t index, int offset);
+  /// Whether a container named so may have its elements moved or be passed where they may be:
+  /// rebound anywhere (ModuleRecord::rebound_names), passed as an argument, aliased, stored or returned.
+  bool positions_may_move(const std::string& name);
+  /// Whether the repository decorators of a function rebind its name to wrapper functions only
+  /// (not to the function itself, nor to anything else: a class, a library's value).
+  bool wrapped_by_decorators(int function_scope);
+  /// Whether `name` is listed in some module's rebound_names.
+  bool rebound_anywhere(const std::string& name);
   std::vector<Value> binding_values(int global_scope, const NameBinding& binding);
   std::vector<Value> resolve_uncached(const std::string& text, int global_scope);
   std::vector<Value> class_attribute(int class_scope, const std::string& name, bool instance,
@@ -217,6 +245,9 @@ class Resolver {
   bool subclasses_built_ = false;
   int depth_ = 0;
   std::optional<std::vector<int>> conftests_;  ///< conftest modules, deepest first (computed once)
+  std::unordered_map<int, bool> wrapped_;  ///< wrapped_by_decorators' answers
+  std::optional<std::unordered_set<std::string>> rebound_;  ///< rebound_anywhere's names (on first need)
+  std::optional<std::unordered_set<std::string>> escaped_;  ///< positions_may_move's names (on first need)
 };
 
 }  // namespace fastci::frontend::python

@@ -78,5 +78,30 @@ TEST(StarImports, BindOnlyWhatAllListsElsePublicNames) {
   EXPECT_FALSE(has_edge(facts, "py:pkg.api.limit", "py:pkg.ops.LIMIT=", EdgeKind::read));
 }
 
+TEST(StarImports, ALaterStarImportReplacesAnEarlierOnesNameWhereItCertainlyRan) {
+  std::vector<ModuleRecord> records;
+  records.push_back(parse_module("a.py", "def f(): pass\ndef g(): pass\n"));
+  records.push_back(parse_module("b.py", "def f(): pass\n"));
+  records.push_back(parse_module("c.py", "def g(): pass\n"));
+  records.push_back(parse_module("both.py",
+                                 "from a import *\n"
+                                 "from b import *\n"
+                                 "try:\n"
+                                 "    from c import *\n"
+                                 "except ImportError:\n"
+                                 "    pass\n"));
+  records.push_back(parse_module("main.py",
+                                 "from both import f, g\n"
+                                 "def run():\n"
+                                 "    f()\n"
+                                 "    g()\n"));
+  auto facts = link_modules(std::move(records));
+  EXPECT_TRUE(has_edge(facts, "py:main.run", "py:b.f", EdgeKind::call));
+  EXPECT_FALSE(has_edge(facts, "py:main.run", "py:a.f", EdgeKind::call));
+  // c's import may have failed: a's g stays possible beside c's.
+  EXPECT_TRUE(has_edge(facts, "py:main.run", "py:c.g", EdgeKind::call));
+  EXPECT_TRUE(has_edge(facts, "py:main.run", "py:a.g", EdgeKind::call));
+}
+
 }  // namespace
 }  // namespace fastci::frontend::python
