@@ -268,7 +268,8 @@ std::uint64_t Resolver::memo_key(char tag, std::uint32_t subject, std::string_vi
 namespace {
 bool same_values(const std::vector<Value>& a, const std::vector<Value>& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Value& x, const Value& y) {
-    return x.kind == y.kind && x.id == y.id && x.text == y.text && x.exact == y.exact && x.receiver == y.receiver;
+    return x.kind == y.kind && x.id == y.id && x.text == y.text && x.exact == y.exact && x.receiver == y.receiver &&
+           x.behind_wrapper == y.behind_wrapper;
   });
 }
 
