@@ -9,6 +9,7 @@
 #include "callgraph/native_index.h"
 #include "frontend/python/link_modules.h"
 #include "frontend/python/module_record.h"
+#include "frontend/python/moved_lines.h"
 #include "frontend/python/parse_module.h"
 #include "util/hash.h"
 #include "util/progress.h"
@@ -209,6 +210,65 @@ bool linked_from_cache(IndexCache& cache, const std::string& key, IndexResult& r
   return true;
 }
 
+/// Python sources of a file list: what index_repository links (symbolic links are never followed).
+std::vector<const SourceFile*> python_sources(const std::vector<SourceFile>& files) {
+  std::vector<const SourceFile*> out;
+  for (const auto& f : files)
+    if (is_indexed_source(f.path) && !f.is_symlink) out.push_back(&f);
+  return out;
+}
+
+/// A record from the cache, or parsed (and cached) where it is not there.
+std::optional<python::ModuleRecord> record_of(const SourceFile& source, IndexCache& cache, bool parse_missing,
+                                              std::size_t& parsed) {
+  if (auto blob = cache.lookup("python", source.path, source.content_hash))
+    if (auto record = python::deserialize(*blob); record.ok()) return std::move(*record);
+  if (!parse_missing) return std::nullopt;
+  auto content = source.load();
+  if (!content.ok()) return std::nullopt;
+  auto record = python::parse_module(source.path, *content);
+  (void)cache.store({{"python", source.path, source.content_hash, python::serialize(record)}});
+  ++parsed;
+  return record;
+}
+
+/// The linked facts of the neighbour tree with the lines of the few files that differ moved, where
+/// each of them differs only in positions; false (nothing changed) where any does not.
+bool linked_from_neighbor(const std::vector<const SourceFile*>& sources, const std::map<std::string, std::string>& aliases,
+                          const std::string& key, IndexCache& cache, const IndexOptions& options, IndexResult& result,
+                          std::vector<python::ExtensionModule>& declared) {
+  constexpr std::size_t kMostFiles = 16;  // past that, linking costs little more than checking
+  const auto files = options.neighbor();
+  const auto before = python_sources(files);
+  if (before.size() != sources.size() || package_aliases(files, before) != aliases) return false;
+  std::vector<std::pair<const SourceFile*, const SourceFile*>> changed;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    if (before[i]->path != sources[i]->path) return false;  // a file added, removed or renamed
+    if (before[i]->content_hash != sources[i]->content_hash) changed.emplace_back(before[i], sources[i]);
+  }
+  if (changed.empty() || changed.size() > kMostFiles) return false;
+  auto blob = cache.lookup_linked(linked_key(before, aliases));
+  if (!blob) return false;
+  auto tree = python::deserialize_linked(*blob);
+  if (!tree.ok()) return false;
+  std::size_t parsed = 0;
+  for (const auto& [old_file, new_file] : changed) {
+    auto old_record = record_of(*old_file, cache, false, parsed);
+    auto new_record = old_record ? record_of(*new_file, cache, true, parsed) : std::nullopt;
+    if (!new_record) return false;
+    auto lines = python::moved_lines(*old_record, *new_record);
+    if (!lines || !python::move_linked_lines(*tree, *new_record, *lines)) return false;
+  }
+  if (auto status = cache.store_linked(key, python::serialize(*tree)); !status)
+    tree->facts.diagnostics.push_back(warning(".fastci/index.db", status.error().message));
+  auto diagnostics = std::move(result.facts.diagnostics);
+  result.facts = std::move(tree->facts);
+  result.facts.diagnostics.insert(result.facts.diagnostics.end(), diagnostics.begin(), diagnostics.end());
+  declared = std::move(tree->extensions);
+  result.parsed = parsed;
+  return true;
+}
+
 }  // namespace
 
 IndexResult index_repository(const std::vector<SourceFile>& files, IndexCache& cache,
@@ -231,6 +291,9 @@ IndexResult index_repository(const std::vector<SourceFile>& files, IndexCache& c
   auto start = std::chrono::steady_clock::now();
   if (linked_from_cache(cache, key, result, declared)) {
     result.linked_from_cache = true;
+    result.parse_seconds = seconds_since(start);
+  } else if (options.neighbor && linked_from_neighbor(sources, aliases, key, cache, options, result, declared)) {
+    result.linked_from_neighbor = true;
     result.parse_seconds = seconds_since(start);
   } else {
     link_python_sources(sources, aliases, key, cache, options, result, declared);

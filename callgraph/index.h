@@ -31,6 +31,10 @@ struct IndexOptions {
   bool show_progress = true;
   std::filesystem::path scratch_dir;  ///< where C++/CUDA sources are written for Clang on a cache miss
   bool release_link_state = true;     ///< false: the process ends soon; leave linking's memory to the exit
+  /// The files of a tree analysed before (the base of a change), listed on demand: where the
+  /// Python files differ from it only by edits the linker does not read (frontend/python/
+  /// moved_lines.h), its linked facts are taken with those files' lines moved instead of linking.
+  std::function<std::vector<SourceFile>()> neighbor;
 };
 
 /// The linked facts of a tree and what it cost.
@@ -42,6 +46,7 @@ struct IndexResult {
   double parse_seconds = 0;
   double link_seconds = 0;
   bool linked_from_cache = false;  ///< the tree was analysed before: its linked facts came from the cache
+  bool linked_from_neighbor = false;  ///< its linked facts are the neighbour's with lines moved (IndexOptions::neighbor)
   std::size_t native_units = 0;             ///< C++/CUDA translation units
   std::size_t native_parsed = 0;            ///< of them parsed by Clang this run (cache misses)
   std::size_t native_units_with_errors = 0; ///< units Clang reported errors in (facts kept)

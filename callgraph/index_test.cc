@@ -101,5 +101,56 @@ TEST(Index, ATreeWithAnUnreadableFileIsLinkedAgainNextTime) {
   std::filesystem::remove_all(dir);
 }
 
+std::vector<std::string> symbols_of(const frontend::RepositoryFacts& facts) {
+  std::vector<std::string> out;
+  for (const auto& f : facts.files)
+    for (const auto& s : f.symbols)
+      out.push_back(s.id + " " + std::to_string(s.first_line) + "-" + std::to_string(s.last_line) + " " +
+                    std::to_string(s.body_hash) + " " + frontend::to_string(s.kind));
+  return out;
+}
+
+TEST(Index, AnEditTheLinkerDoesNotReadTakesTheBasesLinkedFactsWithLinesMoved) {
+  auto dir = fresh_dir("linked_from_neighbor");
+  auto cache = IndexCache::open(dir / "index.db", frontend_version());
+  ASSERT_TRUE(cache.ok());
+  IndexOptions options;
+  options.show_progress = false;
+  const auto base = small_tree("x = 1 + 2\n    return other()");
+  (void)index_repository(base, **cache, options);
+  options.neighbor = [&base] { return base; };
+
+  // An operator changed and a line added: the base's links, lines moved; one file parsed.
+  const auto head = small_tree("x = 1 - 20\n\n    return other()");
+  auto moved = index_repository(head, **cache, options);
+  EXPECT_TRUE(moved.linked_from_neighbor);
+  EXPECT_EQ(moved.parsed, 1u);
+  auto full_dir = fresh_dir("linked_from_neighbor_full");
+  auto full_cache = IndexCache::open(full_dir / "index.db", frontend_version());
+  ASSERT_TRUE(full_cache.ok());
+  IndexOptions plain;
+  plain.show_progress = false;
+  auto linked = index_repository(head, **full_cache, plain);
+  EXPECT_FALSE(linked.linked_from_neighbor);
+  EXPECT_EQ(edges_of(moved.facts), edges_of(linked.facts));
+  EXPECT_EQ(symbols_of(moved.facts), symbols_of(linked.facts));
+  EXPECT_EQ(moved.tests().size(), linked.tests().size());
+  // And kept: the head tree is now a tree analysed before.
+  options.neighbor = nullptr;
+  EXPECT_TRUE(index_repository(head, **cache, options).linked_from_cache);
+
+  // A call removed is an edit the linker reads: linked.
+  options.neighbor = [&base] { return base; };
+  auto relinked = index_repository(small_tree("return 1"), **cache, options);
+  EXPECT_FALSE(relinked.linked_from_neighbor);
+  EXPECT_FALSE(has_edge(relinked.facts, "py:pkg.helpers.helper", "py:pkg.helpers.other"));
+  // So is a file added.
+  auto added = head;
+  added.push_back(in_memory("pkg/more.py", "def more():\n    pass\n"));
+  EXPECT_FALSE(index_repository(added, **cache, options).linked_from_neighbor);
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(full_dir);
+}
+
 }  // namespace
 }  // namespace fastci::callgraph

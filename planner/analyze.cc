@@ -251,13 +251,20 @@ std::vector<CollectionCheck> collection_checks(const ChangeSet& changes, const c
 }  // namespace
 
 util::Result<CommitIndex> index_commit(const GitRepository& repo, const std::string& commit,
-                                       callgraph::IndexCache& cache, const AnalyzeOptions& options) {
+                                       callgraph::IndexCache& cache, const AnalyzeOptions& options,
+                                       const std::string& neighbor) {
   auto sources = source_files(repo, commit);
   if (!sources.ok()) return sources.error();
   auto start = Clock::now();
   CommitIndex result;
   result.commit = commit;
-  result.index = callgraph::index_repository(*sources, cache, index_options(options));
+  auto indexing = index_options(options);
+  if (!neighbor.empty() && neighbor != commit)
+    indexing.neighbor = [&repo, &neighbor] {
+      auto files = source_files(repo, neighbor);
+      return files.ok() ? std::move(*files) : std::vector<callgraph::SourceFile>{};
+    };
+  result.index = callgraph::index_repository(*sources, cache, indexing);
   result.graph = callgraph::CallGraph::build(result.index.facts);
   result.seconds = seconds_since(start);
   return result;
@@ -331,7 +338,7 @@ util::Result<std::vector<Plan>> analyze_variants(const AnalyzeOptions& options, 
   std::optional<CommitIndex> own_head;
   double given_seconds = 0;  // indexing done before this call, counted as this analysis's
   if (!given_head || given_head->commit != *head) {
-    auto indexed = index_commit(**repo, *head, **cache, options);
+    auto indexed = index_commit(**repo, *head, **cache, options, *base);
     if (!indexed.ok()) return indexed.error();
     own_head = std::move(*indexed);
   } else {
@@ -362,6 +369,7 @@ util::Result<std::vector<Plan>> analyze_variants(const AnalyzeOptions& options, 
   plan.timing.files_indexed = head_index->index.files;
   plan.timing.files_parsed = head_index->index.parsed;
   plan.timing.linked_from_cache = head_index->index.linked_from_cache;
+  plan.timing.linked_from_base = head_index->index.linked_from_neighbor;
   plan.timing.native_units = head_index->index.native_units;
   plan.timing.native_units_parsed = head_index->index.native_parsed;
   plan.timing.python_native_links = head_index->index.python_to_native_links;

@@ -57,8 +57,11 @@ struct CommitIndex {
 util::Result<std::unique_ptr<callgraph::IndexCache>> open_index_cache(const AnalyzeOptions& options);
 
 /// Indexes every source file of `commit` (read from git objects, never from the work tree).
+/// `neighbor`: a commit analysed before whose linked facts may serve with lines moved (the base
+/// of the change; callgraph::IndexOptions::neighbor), or empty.
 util::Result<CommitIndex> index_commit(const GitRepository& repo, const std::string& commit,
-                                       callgraph::IndexCache& cache, const AnalyzeOptions& options);
+                                       callgraph::IndexCache& cache, const AnalyzeOptions& options,
+                                       const std::string& neighbor = {});
 
 /// Reads the repository configuration at `commit`: fastci.toml, else pyproject.toml [tool.fastci].
 util::Result<Config> load_config(const GitRepository& repo, const std::string& commit);

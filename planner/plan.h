@@ -24,6 +24,7 @@ struct AnalysisTiming {
   std::size_t files_indexed = 0;
   std::size_t files_parsed = 0;  ///< not served by the index cache
   bool linked_from_cache = false;  ///< the head tree was analysed before: neither read nor linked again
+  bool linked_from_base = false;   ///< the base tree was, and the change moves only lines the linker reads
   std::size_t native_units = 0;         ///< C++/CUDA translation units indexed
   std::size_t native_units_parsed = 0;  ///< of them parsed by Clang (not cached)
   std::size_t python_native_links = 0;  ///< Python calls linked to bound C++ functions

@@ -232,7 +232,7 @@ json plan_header_json(const Plan& plan) {
           {"all_gpu_hours", pr.all_gpu_hours}}},
         {"analysis",
          {{"files_indexed", t.files_indexed}, {"files_parsed", t.files_parsed},
-          {"linked_from_cache", t.linked_from_cache},
+          {"linked_from_cache", t.linked_from_cache}, {"linked_from_base", t.linked_from_base},
           {"native_units", t.native_units}, {"native_units_parsed", t.native_units_parsed},
           {"python_native_links", t.python_native_links},
           {"index_seconds", t.index_seconds}, {"link_seconds", t.link_seconds},

@@ -67,6 +67,7 @@ util::Result<CoveredLines> covered_changed_lines(evidence::Store& store,
 struct CommitContext {
   const RecordedCommit* recorded = nullptr;
   std::string head;  ///< the recorded commit, resolved to its id
+  std::string base;  ///< what it is planned against, resolved
   std::vector<FileDiff> diffs;
   std::optional<CoveredLines> covered;  ///< set when an evidence store is there
   /// Tests whose failures are not this entry's (known-failing, flaky), from the runs before it.
@@ -118,7 +119,7 @@ std::optional<Decision> beyond_python(const CommitContext& context) {
 util::Result<const CommitIndex*> indexed_head(const CommitContext& context, const Indexer& indexer,
                                               std::optional<CommitIndex>& slot) {
   if (!slot) {
-    auto index = index_commit(indexer.repo, context.head, indexer.cache, indexer.options);
+    auto index = index_commit(indexer.repo, context.head, indexer.cache, indexer.options, context.base);
     if (!index.ok()) return index.error();
     slot = std::move(*index);
   }
@@ -446,6 +447,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
     CommitContext context;
     context.recorded = &commit;
     context.head = *head;
+    context.base = *base;
     auto diffs = (*repo)->diff(*base, *head);
     if (!diffs.ok()) return diffs.error();
     context.diffs = std::move(*diffs);

@@ -33,12 +33,15 @@ mkdir -p "$work/tree"
 git -C "$repo" archive "$head" | tar -x -C "$work/tree"
 mapfile -t modules < <(cd "$work/tree" && find "$package" -name '*.py' | sort | sed "s|^|$work/tree/|")
 
-# The newest commit of the head's ancestry that changes exactly one Python file and nothing else:
-# its tree differs from its parent's in that file only (the one-commit case).
-one_file=""
-for c in $(git -C "$repo" rev-list --max-count=200 "$head"); do
+# The two newest commits of the head's ancestry that change exactly one Python file and nothing
+# else: each tree differs from its parent's in that file only (the one-commit cases). Whether the
+# plan came from the parent's linked facts with lines moved (an edit the linker does not read) or
+# from a link is read back from the plan (summary.analysis.linked_from_base).
+one_files=()
+for c in $(git -C "$repo" rev-list --max-count=400 "$head"); do
   changed=$(git -C "$repo" diff-tree --no-commit-id --name-only -r "$c")
-  if [ "$(printf '%s\n' "$changed" | wc -l)" -eq 1 ] && [[ "$changed" == *.py ]]; then one_file=$c; break; fi
+  if [ "$(printf '%s\n' "$changed" | wc -l)" -eq 1 ] && [[ "$changed" == *.py ]]; then one_files+=("$c"); fi
+  [ "${#one_files[@]}" -ge 2 ] && break
 done
 
 # measure NAME CMD...: one line "NAME wall user peak_MB" on results.
@@ -57,18 +60,22 @@ for round in $(seq "$repeat"); do
     rm -rf "$work/state"
     measure "fastci-cold-${t}t" "${fastci[@]}" --threads "$t" --state-dir "$work/state" --base "$head~1" --head "$head"
   done
-  if [ -n "$one_file" ]; then
+  for one_file in "${one_files[@]}"; do
     t=${threads%% *}
     rm -rf "$work/state1"
     "${fastci[@]}" --threads "$t" --state-dir "$work/state1" --base "$one_file~2" --head "$one_file~1"
-    measure "fastci-one-commit-${t}t" "${fastci[@]}" --threads "$t" --state-dir "$work/state1" --base "$one_file~1" --head "$one_file"
-  fi
+    measure "fastci-one-commit-${one_file:0:7}-${t}t" "${fastci[@]}" --threads "$t" --state-dir "$work/state1" --base "$one_file~1" --head "$one_file"
+    how=$(python3 -c 'import json,sys; print("moved lines" if json.load(open(sys.argv[1]))["summary"]["analysis"].get("linked_from_base") else "linked")' "$work/plan.json")
+    echo "${one_file:0:7} $how" >>"$work/one_commit_kinds"
+  done
 done
 
 files=$(git -C "$repo" ls-tree -r --name-only "$head" | grep -c '\.py$')
 echo "repository:  $repo @ ${head:0:10} ($files Python files; Jarvis on $package/: ${#modules[@]} files)"
 echo "machine:     $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load average at the start: $load_before"
-[ -n "$one_file" ] && echo "one commit:  $(git -C "$repo" rev-parse --short=10 "$one_file") against a cache warmed on its parent"
+for one_file in "${one_files[@]}"; do
+  echo "one commit:  $(git -C "$repo" rev-parse --short=10 "$one_file") against a cache warmed on its parent: $(awk -v c="${one_file:0:7}" '$1 == c { $1 = ""; print substr($0, 2); exit }' "$work/one_commit_kinds")"
+done
 echo "$repeat rounds; fastest wall of each, with that run's user CPU and the highest peak RSS:"
 printf '%-24s %9s %9s %9s %9s\n' case wall user "peak MB" "x Jarvis"
 jarvis_wall=$(awk '$1 == "jarvis" { if (min == "" || $2 < min) min = $2 } END { print min }' "$work/results")
