@@ -62,14 +62,19 @@ ChangeKinds kinds_of(const ChangedSymbol& s, const CallGraph& graph) {
   auto v = graph.find(s.id);
   if (!v) return k;
   for (const auto& e : graph.dependencies(*v)) {
-    if (e.kind != frontend::EdgeKind::call && e.kind != frontend::EdgeKind::virtual_call) continue;
+    // A reference to a repository function: a decorated name (the call runs the decorator's
+    // wrapper, which runs the function) or a callback handed on; what it calls still runs.
+    const bool referenced = e.kind == frontend::EdgeKind::reference;
+    if (e.kind != frontend::EdgeKind::call && e.kind != frontend::EdgeKind::virtual_call && !referenced) continue;
     std::string_view name = callee_name(graph, e.to);
     bool repository = !graph.vertex(e.to).symbol.id.starts_with("?");
+    if (referenced && !repository) continue;
     if (!k.parallel && (is_distributed_api(name) || (repository && calls_distributed(graph, e.to)))) {
       k.parallel = true;
-      k.why += std::string(k.why.empty() ? "" : "; ") + "calls " + std::string(name) +
+      k.why += std::string(k.why.empty() ? "" : "; ") + (referenced ? "references " : "calls ") + std::string(name) +
                (repository ? " (which calls torch.distributed)" : "") + " at " + where(e);
     }
+    if (referenced) continue;
     if (!k.numerics && is_numerics_api(name)) {
       k.numerics = true;
       k.why += std::string(k.why.empty() ? "" : "; ") + "calls " + std::string(name) + " at " + where(e);

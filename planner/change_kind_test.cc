@@ -28,7 +28,16 @@ class ChangeKindTest : public ::testing::Test {
           "\n"
           "def all_reduce(t):\n"
           "    dist.all_reduce(t)\n"
-          "    return t\n");
+          "    return t\n"
+          "\n"
+          "def timed(fn):\n"
+          "    def wrapper(*args):\n"
+          "        return fn(*args)\n"
+          "    return wrapper\n"
+          "\n"
+          "@timed\n"
+          "def broadcast(t):\n"
+          "    dist.broadcast(t, 0)\n");
     write("pkg/engine.py",
           "import torch\n"
           "from pkg.comm import all_reduce\n"
@@ -44,7 +53,11 @@ class ChangeKindTest : public ::testing::Test {
           "    return torch.autocast('cuda').__enter__() or loss.float() * scale\n"
           "\n"
           "def normalize_path(p):\n"
-          "    return p.strip('/')\n");
+          "    return p.strip('/')\n"
+          "\n"
+          "def sync(t):\n"
+          "    from pkg.comm import broadcast\n"
+          "    broadcast(t)\n");
     commit_ = commit_all(dir_, "base");
     auto repo = GitRepository::open(dir_);
     ASSERT_TRUE(repo.ok()) << repo.error().to_string();
@@ -84,6 +97,11 @@ TEST_F(ChangeKindTest, ParallelismIsCallingTorchDistributedDirectlyOrThroughTheC
   EXPECT_TRUE(layered.parallel) << layered.why;
   EXPECT_NE(layered.why.find("pkg.comm.all_reduce (which calls torch.distributed)"), std::string::npos)
       << layered.why;
+  // Through a decorated function: the call runs the decorator's wrapper; the definition is a
+  // reference edge (docs/static-selection.md), still what the change runs.
+  auto wrapped = kinds("pkg.engine.sync");
+  EXPECT_TRUE(wrapped.parallel) << wrapped.why;
+  EXPECT_NE(wrapped.why.find("pkg.comm.broadcast (which calls torch.distributed)"), std::string::npos) << wrapped.why;
   // Named like communication, calls nothing of it.
   auto named = kinds("pkg.engine.comm_backend_name");
   EXPECT_FALSE(named.parallel);
