@@ -46,6 +46,23 @@ std::filesystem::path fresh_dir(const std::string& name) {
   return dir;
 }
 
+/// An empty index cache in a fresh folder (removed with the object), and quiet options.
+struct FreshCache {
+  explicit FreshCache(const std::string& name) : dir(fresh_dir(name)) {
+    auto opened = IndexCache::open(dir / "index.db", frontend_version());
+    EXPECT_TRUE(opened.ok()) << opened.error().to_string();
+    if (opened.ok()) cache = std::move(*opened);
+    options.show_progress = false;
+  }
+  ~FreshCache() {
+    cache.reset();
+    std::filesystem::remove_all(dir);
+  }
+  std::filesystem::path dir;
+  std::unique_ptr<IndexCache> cache;
+  IndexOptions options;
+};
+
 std::vector<std::string> edges_of(const frontend::RepositoryFacts& facts) {
   std::vector<std::string> out;
   for (const auto& f : facts.files)
@@ -62,15 +79,14 @@ std::vector<SourceFile> small_tree(const std::string& helper_body) {
 }
 
 TEST(Index, ATreeAnalysedBeforeIsNeitherParsedNorLinkedAgain) {
-  auto dir = fresh_dir("linked_cache");
-  auto cache = IndexCache::open(dir / "index.db", frontend_version());
-  ASSERT_TRUE(cache.ok()) << cache.error().to_string();
-  IndexOptions options;
-  options.show_progress = false;
-  auto first = index_repository(small_tree("return other()"), **cache, options);
+  FreshCache fresh("linked_cache");
+  ASSERT_TRUE(fresh.cache);
+  auto& cache = fresh.cache;
+  const auto& options = fresh.options;
+  auto first = index_repository(small_tree("return other()"), *cache, options);
   EXPECT_FALSE(first.linked_from_cache);
   EXPECT_EQ(first.parsed, 3u);
-  auto again = index_repository(small_tree("return other()"), **cache, options);
+  auto again = index_repository(small_tree("return other()"), *cache, options);
   EXPECT_TRUE(again.linked_from_cache);
   EXPECT_EQ(again.parsed, 0u);
   EXPECT_EQ(edges_of(again.facts), edges_of(first.facts));
@@ -79,26 +95,23 @@ TEST(Index, ATreeAnalysedBeforeIsNeitherParsedNorLinkedAgain) {
   EXPECT_TRUE(has_edge(again.facts, "py:pkg.helpers.helper", "py:pkg.helpers.other"));
 
   // One file's content differs: another tree, linked again (its files' records still cached).
-  auto changed = index_repository(small_tree("return 1"), **cache, options);
+  auto changed = index_repository(small_tree("return 1"), *cache, options);
   EXPECT_FALSE(changed.linked_from_cache);
   EXPECT_EQ(changed.parsed, 1u);
   EXPECT_FALSE(has_edge(changed.facts, "py:pkg.helpers.helper", "py:pkg.helpers.other"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Index, ATreeWithAnUnreadableFileIsLinkedAgainNextTime) {
-  auto dir = fresh_dir("linked_cache_unreadable");
-  auto cache = IndexCache::open(dir / "index.db", frontend_version());
-  ASSERT_TRUE(cache.ok());
-  IndexOptions options;
-  options.show_progress = false;
+  FreshCache fresh("linked_cache_unreadable");
+  ASSERT_TRUE(fresh.cache);
+  auto& cache = fresh.cache;
+  const auto& options = fresh.options;
   auto files = small_tree("return other()");
   files[1].load = [] { return util::Result<std::string>(util::Error{"disk read failed"}); };
-  auto first = index_repository(files, **cache, options);
+  auto first = index_repository(files, *cache, options);
   EXPECT_FALSE(first.linked_from_cache);
-  auto again = index_repository(files, **cache, options);
+  auto again = index_repository(files, *cache, options);
   EXPECT_FALSE(again.linked_from_cache) << "a link over a file that could not be read is not kept";
-  std::filesystem::remove_all(dir);
 }
 
 std::vector<std::string> symbols_of(const frontend::RepositoryFacts& facts) {
@@ -111,45 +124,39 @@ std::vector<std::string> symbols_of(const frontend::RepositoryFacts& facts) {
 }
 
 TEST(Index, AnEditTheLinkerDoesNotReadTakesTheBasesLinkedFactsWithLinesMoved) {
-  auto dir = fresh_dir("linked_from_neighbor");
-  auto cache = IndexCache::open(dir / "index.db", frontend_version());
-  ASSERT_TRUE(cache.ok());
-  IndexOptions options;
-  options.show_progress = false;
+  FreshCache fresh("linked_from_neighbor");
+  ASSERT_TRUE(fresh.cache);
+  auto& cache = fresh.cache;
+  auto options = fresh.options;
   const auto base = small_tree("x = 1 + 2\n    return other()");
-  (void)index_repository(base, **cache, options);
+  (void)index_repository(base, *cache, options);
   options.neighbor = [&base] { return base; };
 
   // An operator changed and a line added: the base's links, lines moved; one file parsed.
   const auto head = small_tree("x = 1 - 20\n\n    return other()");
-  auto moved = index_repository(head, **cache, options);
+  auto moved = index_repository(head, *cache, options);
   EXPECT_TRUE(moved.linked_from_neighbor);
   EXPECT_EQ(moved.parsed, 1u);
-  auto full_dir = fresh_dir("linked_from_neighbor_full");
-  auto full_cache = IndexCache::open(full_dir / "index.db", frontend_version());
-  ASSERT_TRUE(full_cache.ok());
-  IndexOptions plain;
-  plain.show_progress = false;
-  auto linked = index_repository(head, **full_cache, plain);
+  FreshCache full("linked_from_neighbor_full");
+  ASSERT_TRUE(full.cache);
+  auto linked = index_repository(head, *full.cache, full.options);
   EXPECT_FALSE(linked.linked_from_neighbor);
   EXPECT_EQ(edges_of(moved.facts), edges_of(linked.facts));
   EXPECT_EQ(symbols_of(moved.facts), symbols_of(linked.facts));
   EXPECT_EQ(moved.tests().size(), linked.tests().size());
   // And kept: the head tree is now a tree analysed before.
   options.neighbor = nullptr;
-  EXPECT_TRUE(index_repository(head, **cache, options).linked_from_cache);
+  EXPECT_TRUE(index_repository(head, *cache, options).linked_from_cache);
 
   // A call removed is an edit the linker reads: linked.
   options.neighbor = [&base] { return base; };
-  auto relinked = index_repository(small_tree("return 1"), **cache, options);
+  auto relinked = index_repository(small_tree("return 1"), *cache, options);
   EXPECT_FALSE(relinked.linked_from_neighbor);
   EXPECT_FALSE(has_edge(relinked.facts, "py:pkg.helpers.helper", "py:pkg.helpers.other"));
   // So is a file added.
   auto added = head;
   added.push_back(in_memory("pkg/more.py", "def more():\n    pass\n"));
-  EXPECT_FALSE(index_repository(added, **cache, options).linked_from_neighbor);
-  std::filesystem::remove_all(dir);
-  std::filesystem::remove_all(full_dir);
+  EXPECT_FALSE(index_repository(added, *cache, options).linked_from_neighbor);
 }
 
 }  // namespace

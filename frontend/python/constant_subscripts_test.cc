@@ -15,10 +15,7 @@ namespace {
 using testing::has_edge;
 using testing::link_one;
 
-constexpr const char* kFunctions =
-    "def f(): pass\n"
-    "def g(): pass\n"
-    "def h(): pass\n";
+using testing::kThreeFunctions;
 
 /// Which of f, g, h `from` calls, as "fg" and so on.
 std::string called(const RepositoryFacts& facts, const std::string& from) {
@@ -29,7 +26,7 @@ std::string called(const RepositoryFacts& facts, const std::string& from) {
 }
 
 TEST(ConstantSubscripts, ALiteralsPositionIsReadWhileNothingMovesTheElements) {
-  auto facts = link_one(std::string(kFunctions) +
+  auto facts = link_one(std::string(kThreeFunctions) +
                         "def plain():\n"
                         "    xs = [f, g]\n"
                         "    xs[1]()\n"
@@ -58,7 +55,7 @@ TEST(ConstantSubscripts, ALiteralsPositionIsReadWhileNothingMovesTheElements) {
 }
 
 TEST(ConstantSubscripts, MovedOrEscapedListsReadEveryElement) {
-  auto facts = link_one(std::string(kFunctions) +
+  auto facts = link_one(std::string(kThreeFunctions) +
                         "def reorder(items):\n"
                         "    items.sort()\n"
                         "def inserted():\n"
@@ -90,7 +87,7 @@ TEST(ConstantSubscripts, MovedOrEscapedListsReadEveryElement) {
 }
 
 TEST(ConstantSubscripts, ASliceWithLiteralBoundsShiftsThePositions) {
-  auto facts = link_one(std::string(kFunctions) +
+  auto facts = link_one(std::string(kThreeFunctions) +
                         "xs = [f, g, h]\n"
                         "def middle():\n"
                         "    ys = xs[1:3]\n"
@@ -107,7 +104,7 @@ TEST(ConstantSubscripts, ASliceWithLiteralBoundsShiftsThePositions) {
 }
 
 TEST(ConstantSubscripts, ANameKeyReadsTheConstantsItCertainlyHolds) {
-  auto facts = link_one(std::string(kFunctions) +
+  auto facts = link_one(std::string(kThreeFunctions) +
                         "TABLE = [f, g, h]\n"
                         "FIRST = 0\n"
                         "SECOND = FIRST\n"
@@ -152,7 +149,7 @@ TEST(ConstantSubscripts, AnImportedConstantIsReadUnlessAnotherModuleStoresIt) {
   auto link = [](const std::string& other) {
     std::vector<ModuleRecord> records;
     records.push_back(parse_module("ext.py", "key = 1\nother = 0\n"));
-    records.push_back(parse_module("m.py", std::string(kFunctions) +
+    records.push_back(parse_module("m.py", std::string(kThreeFunctions) +
                                                "from ext import key, other\n"
                                                "TABLE = [f, g, h]\n"
                                                "def imported():\n"

@@ -13,13 +13,10 @@ namespace {
 using testing::has_edge;
 using testing::link_one;
 
-constexpr const char* kFunctions =
-    "def f(): pass\n"
-    "def g(): pass\n"
-    "def h(): pass\n";
+using testing::kThreeFunctions;
 
 TEST(KeyedElements, AConstantKeyReadsThatKeysElementAndUnkeyedStores) {
-  auto facts = link_one((std::string(kFunctions) +
+  auto facts = link_one((std::string(kThreeFunctions) +
                          "def literal():\n"
                          "    d = {'a': f, 'b': g}\n"
                          "    d['a']()\n"
@@ -56,7 +53,7 @@ TEST(KeyedElements, AConstantKeyReadsThatKeysElementAndUnkeyedStores) {
 }
 
 TEST(KeyedElements, AStoreOfTheBodyReplacesTheKeyForLaterReads) {
-  auto facts = link_one((std::string(kFunctions) +
+  auto facts = link_one((std::string(kThreeFunctions) +
                          "def replaced():\n"
                          "    d = {'a': f}\n"
                          "    d['a'] = g\n"
@@ -99,7 +96,7 @@ TEST(KeyedElements, AStoreOfTheBodyReplacesTheKeyForLaterReads) {
 
 TEST(KeyedElements, AModuleRegistryReadInAFunctionKeepsEveryStoreOfThatKey) {
   // The function runs after the module body (or during it): no order is assumed, only the key.
-  auto facts = link_one((std::string(kFunctions) +
+  auto facts = link_one((std::string(kThreeFunctions) +
                          "REGISTRY = {'adam': f, 'sgd': g}\n"
                          "def register(name, fn):\n"
                          "    REGISTRY[name] = fn\n"

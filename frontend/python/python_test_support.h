@@ -30,6 +30,12 @@ inline std::vector<ModuleRecord> parse_folder(const std::filesystem::path& root,
   return records;
 }
 
+/// Three module-level functions f, g and h: what container and subscript tests store and call.
+inline constexpr const char* kThreeFunctions =
+    "def f(): pass\n"
+    "def g(): pass\n"
+    "def h(): pass\n";
+
 /// The source tree's root, where fixtures live.
 inline std::filesystem::path source_root() { return FASTCI_SOURCE_DIR; }
 
