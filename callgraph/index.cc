@@ -181,7 +181,9 @@ void link_python_sources(const std::vector<const SourceFile*>& sources, const st
   result.link_seconds = seconds_since(start);
   // A file that could not be read is linked as empty: worth reading again next time, not caching.
   if (!unreadable)
-    if (auto status = cache.store_linked(key, python::serialize(python::LinkedTree{result.facts, declared})); !status)
+    if (auto status = cache.store_linked(key, python::serialize(python::LinkedTree{result.facts, declared}),
+                                         options.linked_trees_kept);
+        !status)
       diagnostics.push_back(warning(".fastci/index.db", status.error().message));
   result.facts.diagnostics.insert(result.facts.diagnostics.end(), diagnostics.begin(), diagnostics.end());
 }
@@ -259,7 +261,7 @@ bool linked_from_neighbor(const std::vector<const SourceFile*>& sources, const s
     auto lines = python::moved_lines(*old_record, *new_record);
     if (!lines || !python::move_linked_lines(*tree, *new_record, *lines)) return false;
   }
-  if (auto status = cache.store_linked(key, python::serialize(*tree)); !status)
+  if (auto status = cache.store_linked(key, python::serialize(*tree), options.linked_trees_kept); !status)
     tree->facts.diagnostics.push_back(warning(".fastci/index.db", status.error().message));
   auto diagnostics = std::move(result.facts.diagnostics);
   result.facts = std::move(tree->facts);

@@ -35,6 +35,8 @@ struct IndexOptions {
   /// Python files differ from it only by edits the linker does not read (frontend/python/
   /// moved_lines.h), its linked facts are taken with those files' lines moved instead of linking.
   std::function<std::vector<SourceFile>()> neighbor;
+  /// Linked trees the index cache keeps (the most recently used).
+  int linked_trees_kept = 4;
 };
 
 /// The linked facts of a tree and what it cost.

@@ -159,5 +159,18 @@ TEST(Index, AnEditTheLinkerDoesNotReadTakesTheBasesLinkedFactsWithLinesMoved) {
   EXPECT_FALSE(index_repository(added, *cache, options).linked_from_neighbor);
 }
 
+TEST(Index, TheCacheKeepsAsManyLinkedTreesAsAsked) {
+  FreshCache fresh("linked_kept");
+  ASSERT_TRUE(fresh.cache);
+  auto options = fresh.options;
+  options.linked_trees_kept = 1;
+  (void)index_repository(small_tree("return other()"), *fresh.cache, options);
+  (void)index_repository(small_tree("return 1"), *fresh.cache, options);
+  EXPECT_FALSE(index_repository(small_tree("return other()"), *fresh.cache, options).linked_from_cache);
+  options.linked_trees_kept = 2;
+  (void)index_repository(small_tree("return 1"), *fresh.cache, options);
+  EXPECT_TRUE(index_repository(small_tree("return other()"), *fresh.cache, options).linked_from_cache);
+}
+
 }  // namespace
 }  // namespace fastci::callgraph

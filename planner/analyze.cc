@@ -69,7 +69,9 @@ callgraph::IndexOptions index_options(const AnalyzeOptions& options) {
   auto state = util::state_dir(options.repository, options.state_dir);
   std::error_code ignored;
   std::filesystem::create_directories(state, ignored);
-  return {options.threads, options.show_progress, state, options.free_index};
+  callgraph::IndexOptions out{options.threads, options.show_progress, state, options.free_index};
+  out.linked_trees_kept = options.linked_trees_kept;
+  return out;
 }
 
 /// Base-side facts of changed C++/CUDA files: the changed units, and for a header the units that

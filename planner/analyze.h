@@ -43,6 +43,9 @@ struct AnalyzeOptions {
   /// false where the process ends after this analysis: the indexed commits (a gigabyte of facts and
   /// graph on Megatron-LM) are left to the exit instead of freed, which cost a tenth of a warm run.
   bool free_index = true;
+  /// Linked trees the index cache keeps: a replay keeps every real commit's, so that each of its
+  /// mutants is planned from its commit's linked facts (callgraph::IndexOptions::neighbor).
+  int linked_trees_kept = 4;
 };
 
 /// The indexed state of one commit: linked facts and their call graph.

@@ -68,6 +68,9 @@ struct CommitContext {
   const RecordedCommit* recorded = nullptr;
   std::string head;  ///< the recorded commit, resolved to its id
   std::string base;  ///< what it is planned against, resolved
+  /// The tree analysed just before that this one differs from in the fewest files: the base, or a
+  /// mutant's real commit (IndexOptions::neighbor).
+  std::string neighbor;
   std::vector<FileDiff> diffs;
   std::optional<CoveredLines> covered;  ///< set when an evidence store is there
   /// Tests whose failures are not this entry's (known-failing, flaky), from the runs before it.
@@ -119,7 +122,7 @@ std::optional<Decision> beyond_python(const CommitContext& context) {
 util::Result<const CommitIndex*> indexed_head(const CommitContext& context, const Indexer& indexer,
                                               std::optional<CommitIndex>& slot) {
   if (!slot) {
-    auto index = index_commit(indexer.repo, context.head, indexer.cache, indexer.options, context.base);
+    auto index = index_commit(indexer.repo, context.head, indexer.cache, indexer.options, context.neighbor);
     if (!index.ok()) return index.error();
     slot = std::move(*index);
   }
@@ -196,6 +199,13 @@ Decision coverage_only(const CommitContext& context) {
   return out;
 }
 
+/// Every real commit's linked tree (and a few more), so that a mutant replayed after all of them
+/// still finds its commit's.
+int linked_trees_to_keep(const History& history) {
+  auto real = std::count_if(history.commits.begin(), history.commits.end(), [](const auto& c) { return !c.is_mutant(); });
+  return 4 + static_cast<int>(real);
+}
+
 /// What analyze() is asked for a fastci strategy; the strategies differ only in their variant.
 AnalyzeOptions fastci_options(const History& history, const CommitContext& context, const ReplayOptions& options) {
   AnalyzeOptions o;
@@ -212,6 +222,7 @@ AnalyzeOptions fastci_options(const History& history, const CommitContext& conte
   o.prioritize.histories = &context.histories;
   o.prioritize.weights = options.weights;
   o.audit_fraction = options.audit_fraction;
+  o.linked_trees_kept = linked_trees_to_keep(history);
   return o;
 }
 
@@ -419,6 +430,7 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
   index_options.state_dir = options.state_dir;
   index_options.threads = options.threads;
   index_options.show_progress = false;
+  index_options.linked_trees_kept = linked_trees_to_keep(history);
   auto cache = open_index_cache(index_options);
   if (!cache.ok()) return cache.error();
   const Indexer indexer{**repo, **cache, index_options};
@@ -448,6 +460,9 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
     context.recorded = &commit;
     context.head = *head;
     context.base = *base;
+    context.neighbor = *base;
+    if (commit.is_mutant())
+      if (auto real = (*repo)->resolve(commit.mutant_of); real.ok()) context.neighbor = *real;
     auto diffs = (*repo)->diff(*base, *head);
     if (!diffs.ok()) return diffs.error();
     context.diffs = std::move(*diffs);
