@@ -30,6 +30,11 @@ TEST(ConstantSubscripts, ALiteralsPositionIsReadWhileNothingMovesTheElements) {
                         "def plain():\n"
                         "    xs = [f, g]\n"
                         "    xs[1]()\n"
+                        "def iterated():\n"
+                        "    ws = [f, g]\n"
+                        "    for w in ws:\n"  // iterating hands on elements, not the list
+                        "        print(w)\n"
+                        "    ws[1]()\n"
                         "def a_tuple():\n"
                         "    t = (f, g, h)\n"
                         "    t[0]()\n"
@@ -48,6 +53,7 @@ TEST(ConstantSubscripts, ALiteralsPositionIsReadWhileNothingMovesTheElements) {
                         "    ]\n"
                         "    cs[1]()\n");
   EXPECT_EQ(called(facts, "plain"), "g");
+  EXPECT_EQ(called(facts, "iterated"), "g");
   EXPECT_EQ(called(facts, "a_tuple"), "f");
   EXPECT_EQ(called(facts, "appended"), "fg");
   EXPECT_EQ(called(facts, "starred"), "fg");

@@ -718,10 +718,12 @@ bool Resolver::positions_may_move(const std::string& name) {
       for (const auto& ref : m.references)
         if (ref.kind == EdgeKind::reference) note(ref.text);
       for (const auto& s : m.scopes) {
+        // `for x in xs` and `with xs as x` (a member says how the target is read) hand on elements,
+        // not the container.
         for (const auto& b : s.bindings)
-          if (b.kind == NameBinding::Kind::alias) note(b.target);
+          if (b.kind == NameBinding::Kind::alias && b.member.empty()) note(b.target);
         for (const auto& b : s.instance_attributes)
-          if (b.kind == NameBinding::Kind::alias) note(b.target);
+          if (b.kind == NameBinding::Kind::alias && b.member.empty()) note(b.target);
         for (const auto& returned : s.returns) note(returned);
       }
     }
