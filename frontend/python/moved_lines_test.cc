@@ -1,5 +1,5 @@
 // An edit that moves lines and changes nothing the linker reads: the neighbour's linked tree with
-// the lines moved is byte for byte what linking the edited tree gives.
+// the lines moved is byte for byte what linking the edited tree gives (the same tests, knobs and edges).
 #include "frontend/python/moved_lines.h"
 
 #include <gtest/gtest.h>
@@ -60,7 +60,7 @@ TEST(MovedLines, MovedLinesOfALinkedTreeAreWhatLinkingTheEditGives) {
   EXPECT_EQ(serialize(tree), linked(after));
 }
 
-TEST(MovedLines, TestsInheritedFromAnotherFileMoveWithIt) {
+TEST(MovedLines, ABaseClassOthersInheritTestsFromMovesOnItsOwn) {
   auto records = [](const std::string& base_prefix) {
     std::vector<ModuleRecord> out;
     out.push_back(parse_module("tests/base.py", base_prefix +
@@ -78,6 +78,33 @@ TEST(MovedLines, TestsInheritedFromAnotherFileMoveWithIt) {
   LinkedTree tree{link_modules(before), {}};
   ASSERT_TRUE(move_linked_lines(tree, after[0], *lines));
   EXPECT_EQ(serialize(tree), linked(after));
+}
+
+TEST(MovedLines, ATestFilesParametrizedTestsAndWorldSizesMove) {
+  auto records = [](const std::string& gap) {
+    std::vector<ModuleRecord> out;
+    out.push_back(parse_module("pkg/ops.py", "def add(a, b):\n    return a + b\n"));
+    out.push_back(parse_module("tests/test_ops.py",
+                               "import pytest\n"
+                               "from pkg.ops import add\n" +
+                                   gap +
+                                   "class TestAdd:\n"
+                                   "    world_size = [1, 2]\n" +
+                                   gap +
+                                   "    @pytest.mark.parametrize('a, b', [(1, 2), (3, 4)])\n"
+                                   "    def test_add(self, a, b):\n"
+                                   "        assert add(a, b) > 0\n"));
+    return out;
+  };
+  auto before = records("");
+  auto after = records("\n# spacing\n\n");
+  auto lines = moved_lines(before[1], after[1]);
+  ASSERT_TRUE(lines.has_value());
+  LinkedTree tree{link_modules(before), {}};
+  ASSERT_TRUE(move_linked_lines(tree, after[1], *lines));
+  EXPECT_EQ(serialize(tree), linked(after));
+  ASSERT_FALSE(tree.facts.files[1].tests.empty());
+  EXPECT_FALSE(tree.facts.files[1].tests[0].knobs.empty());
 }
 
 TEST(MovedLines, AnEditTheLinkerReadsIsNoMove) {
