@@ -153,6 +153,23 @@ TEST(Index, AnEditTheLinkerDoesNotReadTakesTheBasesLinkedFactsWithLinesMoved) {
   auto relinked = index_repository(small_tree("return 1"), *cache, options);
   EXPECT_FALSE(relinked.linked_from_neighbor);
   EXPECT_FALSE(has_edge(relinked.facts, "py:pkg.helpers.helper", "py:pkg.helpers.other"));
+  // An int constant changed: linking reads no literal's value in a tree that reads no subscript by a
+  // name, so the base's links serve; where one does (`TABLE[k]()`), the tree is linked.
+  auto constant_base = small_tree("x = 1 + 2\n    return other()");
+  constant_base.push_back(in_memory("pkg/limits.py", "LIMIT = 3\n"));
+  (void)index_repository(constant_base, *cache, options);
+  options.neighbor = [&constant_base] { return constant_base; };
+  auto constant_head = constant_base;
+  constant_head.back() = in_memory("pkg/limits.py", "LIMIT = 300\n");
+  EXPECT_TRUE(index_repository(constant_head, *cache, options).linked_from_neighbor);
+  auto reading_base = constant_base;
+  reading_base.push_back(in_memory("pkg/table.py", "from pkg.limits import LIMIT\nTABLE = [print, len]\ndef pick():\n    TABLE[LIMIT]()\n"));
+  (void)index_repository(reading_base, *cache, options);
+  options.neighbor = [&reading_base] { return reading_base; };
+  auto reading_head = reading_base;
+  reading_head[3] = in_memory("pkg/limits.py", "LIMIT = 300\n");
+  EXPECT_FALSE(index_repository(reading_head, *cache, options).linked_from_neighbor);
+  options.neighbor = [&base] { return base; };
   // So is a file added.
   auto added = head;
   added.push_back(in_memory("pkg/more.py", "def more():\n    pass\n"));

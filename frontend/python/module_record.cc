@@ -1,5 +1,6 @@
 #include "frontend/python/module_record.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "util/byte_codec.h"
@@ -483,7 +484,12 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes) {
 
 // The linked form is written once per tree and read by every later analysis of the same tree, so
 // its layout has its own format tag: a record layout change does not have to invalidate it.
-constexpr std::string_view kLinkedFormat = "fastci-python-linked/1";
+constexpr std::string_view kLinkedFormat = "fastci-python-linked/2";
+
+bool reads_constants(const ModuleRecord& record) {
+  return std::any_of(record.references.begin(), record.references.end(),
+                     [](const RawReference& r) { return r.text.find("[=v:") != std::string::npos; });
+}
 
 std::string serialize(const LinkedTree& tree) {
   StringTable table;
@@ -497,6 +503,7 @@ std::string serialize(const LinkedTree& tree) {
     put_extension(body, e);
     body.str(e.file);
   }
+  body.boolean(tree.reads_constants);
   ByteWriter w;
   w.str(kLinkedFormat);
   w.u64(table.texts().size());
@@ -520,6 +527,7 @@ util::Result<LinkedTree> deserialize_linked(std::string_view bytes) {
       e = extension_from(r);
       e.file = r.str();
     }
+    tree.reads_constants = r.boolean();
     if (!r.done()) return util::Error{"cached linked facts: bytes after the end"};
     return tree;
   } catch (const util::ByteCodecError& e) {

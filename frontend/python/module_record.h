@@ -168,7 +168,13 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes);
 struct LinkedTree {
   RepositoryFacts facts;
   std::vector<ExtensionModule> extensions;
+  /// Whether some module reads a subscript by a name (`TABLE[k]()`): only then does linking read
+  /// the values of literals (Resolver::constant_keys), which a change to one may then move.
+  bool reads_constants = true;
 };
+
+/// Whether a module reads a subscript by a name, the one way linking reads literals' values.
+bool reads_constants(const ModuleRecord& record);
 
 /// Cache form of a linked tree.
 std::string serialize(const LinkedTree& tree);

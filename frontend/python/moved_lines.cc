@@ -45,8 +45,32 @@ void each_line(Record& record, Visit&& visit) {
   for (auto& e : record.extensions) visit(e.line);
 }
 
+/// "#i:1" as "#", "k=#s:x" as "k=#": a literal whose value linking does not read.
+void drop_literal_value(std::string& text) {
+  auto at = text.starts_with('#') ? 0 : text.find("=#");
+  if (at == std::string::npos) return;
+  text.resize(at + (text[at] == '#' ? 1 : 2));
+}
+
+/// Every literal's value in a record (bindings' targets and defaults, call arguments) dropped.
+void drop_literal_values(ModuleRecord& record) {
+  auto bindings = [](std::vector<NameBinding>& all) {
+    for (auto& b : all) {
+      if (b.kind == NameBinding::Kind::other) drop_literal_value(b.target);
+      if (b.kind == NameBinding::Kind::parameter) drop_literal_value(b.member);
+    }
+  };
+  for (auto& scope : record.scopes) {
+    bindings(scope.bindings);
+    bindings(scope.instance_attributes);
+  }
+  for (auto& r : record.references)
+    for (auto& argument : r.arguments) drop_literal_value(argument);
+}
+
 /// The record with every line and hash zeroed: what the linker reads but positions.
-std::string without_positions(ModuleRecord record) {
+std::string without_positions(ModuleRecord record, bool literal_values) {
+  if (literal_values) drop_literal_values(record);
   record.facts.content_hash.clear();
   if (!record.scopes.empty()) record.scopes[0].line = 0;
   for (auto& s : record.facts.symbols) {
@@ -65,8 +89,9 @@ std::vector<int> lines_of(const ModuleRecord& record) {
 
 }  // namespace
 
-std::optional<LineMap> moved_lines(const ModuleRecord& before, const ModuleRecord& after) {
-  if (before.facts.path != after.facts.path || without_positions(before) != without_positions(after))
+std::optional<LineMap> moved_lines(const ModuleRecord& before, const ModuleRecord& after, bool literal_values) {
+  if (before.facts.path != after.facts.path ||
+      without_positions(before, literal_values) != without_positions(after, literal_values))
     return std::nullopt;
   const auto old_lines = lines_of(before);
   const auto new_lines = lines_of(after);

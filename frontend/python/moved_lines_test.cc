@@ -118,6 +118,15 @@ TEST(MovedLines, AnEditTheLinkerReadsIsNoMove) {
   // A call, a constant the resolver reads, a name, the order of definitions: link.
   EXPECT_FALSE(moved_lines(before, parse_module("m.py", replaced(source, "return K + 1", "return f()"))).has_value());
   EXPECT_FALSE(moved_lines(before, parse_module("m.py", replaced(source, "K = 1", "K = 2"))).has_value());
+  // ... unless no module reads a subscript by a name: then linking reads no literal's value.
+  EXPECT_TRUE(moved_lines(before, parse_module("m.py", replaced(source, "K = 1", "K = 'two'")), true).has_value());
+  EXPECT_TRUE(moved_lines(before, parse_module("m.py", replaced(source, "return g()", "return g(7)")), false) ==
+              std::nullopt);
+  auto called = parse_module("m.py", replaced(source, "return g()", "return g(7, k=8)"));
+  EXPECT_TRUE(moved_lines(called, parse_module("m.py", replaced(source, "return g()", "return g(9, k='x')")), true)
+                  .has_value());
+  EXPECT_FALSE(moved_lines(called, parse_module("m.py", replaced(source, "return g()", "return g(K, k=8)")), true)
+                   .has_value());
   EXPECT_FALSE(moved_lines(before, parse_module("m.py", replaced(source, "def g", "def h"))).has_value());
   EXPECT_FALSE(moved_lines(before, parse_module("m.py",
                                                "K = 1\ndef g():\n    return K + 1\ndef f():\n    return g()\n"))
