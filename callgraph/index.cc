@@ -177,13 +177,12 @@ void link_python_sources(const std::vector<const SourceFile*>& sources, const st
   for (const auto& r : records) declared.insert(declared.end(), r.extensions.begin(), r.extensions.end());
   start = std::chrono::steady_clock::now();
   auto diagnostics = std::move(result.facts.diagnostics);
-  const bool constants = std::any_of(records.begin(), records.end(),
-                                     [](const python::ModuleRecord& r) { return python::reads_constants(r); });
+  auto constants = python::constant_reads(records);
   result.facts = python::link_modules(std::move(records), aliases, options.release_link_state);
   result.link_seconds = seconds_since(start);
   // A file that could not be read is linked as empty: worth reading again next time, not caching.
   if (!unreadable)
-    if (auto status = cache.store_linked(key, python::serialize(python::LinkedTree{result.facts, declared, constants}),
+    if (auto status = cache.store_linked(key, python::serialize(python::LinkedTree{result.facts, declared, std::move(constants)}),
                                          options.linked_trees_kept);
         !status)
       diagnostics.push_back(warning(".fastci/index.db", status.error().message));
@@ -260,9 +259,10 @@ bool linked_from_neighbor(const std::vector<const SourceFile*>& sources, const s
     auto old_record = record_of(*old_file, cache, false, parsed);
     auto new_record = old_record ? record_of(*new_file, cache, true, parsed) : std::nullopt;
     if (!new_record) return false;
-    // A literal's value matters to linking only where some module reads a subscript by a name.
-    if (python::reads_constants(*new_record)) tree->reads_constants = true;
-    auto lines = python::moved_lines(*old_record, *new_record, !tree->reads_constants);
+    // A literal's value matters to linking only where a subscript by a name may lead to it; a file
+    // that reads one anew may change what does, so its literals are compared in full.
+    const bool reads_anew = python::reads_constants(*new_record);
+    auto lines = python::moved_lines(*old_record, *new_record, reads_anew ? nullptr : &tree->constant_reads);
     if (!lines || !python::move_linked_lines(*tree, *new_record, *lines)) return false;
   }
   if (auto status = cache.store_linked(key, python::serialize(*tree), options.linked_trees_kept); !status)

@@ -1,6 +1,7 @@
 #include "frontend/python/module_record.h"
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 
 #include "util/byte_codec.h"
@@ -484,7 +485,40 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes) {
 
 // The linked form is written once per tree and read by every later analysis of the same tree, so
 // its layout has its own format tag: a record layout change does not have to invalidate it.
-constexpr std::string_view kLinkedFormat = "fastci-python-linked/2";
+constexpr std::string_view kLinkedFormat = "fastci-python-linked/3";
+
+ConstantReads constant_reads(const std::vector<ModuleRecord>& records) {
+  std::set<std::string> names;
+  for (const auto& record : records)
+    for (const auto& r : record.references)
+      for (auto at = r.text.find("[=v:"); at != std::string::npos; at = r.text.find("[=v:", at + 1))
+        names.insert(r.text.substr(at + 4, r.text.find(']', at) - at - 4));
+  ConstantReads out;
+  out.known = true;
+  out.call_arguments = false;
+  auto plain = [](const std::string& t) { return !t.empty() && t.find_first_of(".([@#=") == std::string::npos; };
+  for (bool grew = true; grew;) {
+    const std::size_t size = names.size();
+    for (const auto& record : records)
+      for (const auto& scope : record.scopes)
+        for (const auto& b : scope.bindings) {
+          if (!names.count(b.name)) continue;
+          if (b.kind == NameBinding::Kind::alias && b.member.empty() && plain(b.target)) names.insert(b.target);
+          if (b.kind == NameBinding::Kind::from_import && plain(b.member)) names.insert(b.member);
+          if (b.kind == NameBinding::Kind::parameter) out.call_arguments = true;
+        }
+    if (out.call_arguments)  // a parameter's constants are what call sites pass: their names too
+      for (const auto& record : records)
+        for (const auto& r : record.references)
+          for (const auto& argument : r.arguments) {
+            auto value = argument.substr(argument.find('=') == std::string::npos ? 0 : argument.find('=') + 1);
+            if (plain(value)) names.insert(value);
+          }
+    grew = names.size() != size;
+  }
+  out.names.assign(names.begin(), names.end());
+  return out;
+}
 
 bool reads_constants(const ModuleRecord& record) {
   return std::any_of(record.references.begin(), record.references.end(),
@@ -503,7 +537,9 @@ std::string serialize(const LinkedTree& tree) {
     put_extension(body, e);
     body.str(e.file);
   }
-  body.boolean(tree.reads_constants);
+  body.boolean(tree.constant_reads.known);
+  put_strings(body, tree.constant_reads.names);
+  body.boolean(tree.constant_reads.call_arguments);
   ByteWriter w;
   w.str(kLinkedFormat);
   w.u64(table.texts().size());
@@ -527,7 +563,9 @@ util::Result<LinkedTree> deserialize_linked(std::string_view bytes) {
       e = extension_from(r);
       e.file = r.str();
     }
-    tree.reads_constants = r.boolean();
+    tree.constant_reads.known = r.boolean();
+    tree.constant_reads.names = strings_from(r);
+    tree.constant_reads.call_arguments = r.boolean();
     if (!r.done()) return util::Error{"cached linked facts: bytes after the end"};
     return tree;
   } catch (const util::ByteCodecError& e) {

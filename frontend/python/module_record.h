@@ -165,15 +165,25 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes);
 
 /// The linked facts of a whole tree's Python files and the native extensions they declare: what a
 /// tree analysed before needs instead of its records and a link (callgraph::index_repository).
+/// See LinkedTree::constant_reads. Unknown (a tree cached before it was recorded): everything.
+struct ConstantReads {
+  bool known = false;
+  std::vector<std::string> names;  ///< sorted
+  bool call_arguments = true;
+};
+
 struct LinkedTree {
   RepositoryFacts facts;
   std::vector<ExtensionModule> extensions;
-  /// Whether some module reads a subscript by a name (`TABLE[k]()`): only then does linking read
-  /// the values of literals (Resolver::constant_keys), which a change to one may then move.
-  bool reads_constants = true;
+  /// What linking may read literals' values for (Resolver::constant_keys, through a subscript by a
+  /// name, `TABLE[k]()`): the names whose bindings it may read, and whether it may read call sites'
+  /// literal arguments (a parameter among them). Only those literals' values can change the links.
+  ConstantReads constant_reads;
 };
 
-/// Whether a module reads a subscript by a name, the one way linking reads literals' values.
+/// Every name a subscript by a name may lead constant_keys to, over a whole tree's records.
+ConstantReads constant_reads(const std::vector<ModuleRecord>& records);
+/// Whether a module reads a subscript by a name (a change adding one changes ConstantReads).
 bool reads_constants(const ModuleRecord& record);
 
 /// Cache form of a linked tree.

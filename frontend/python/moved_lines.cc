@@ -1,5 +1,6 @@
 #include "frontend/python/moved_lines.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -52,25 +53,28 @@ void drop_literal_value(std::string& text) {
   text.resize(at + (text[at] == '#' ? 1 : 2));
 }
 
-/// Every literal's value in a record (bindings' targets and defaults, call arguments) dropped.
-void drop_literal_values(ModuleRecord& record) {
-  auto bindings = [](std::vector<NameBinding>& all) {
-    for (auto& b : all) {
-      if (b.kind == NameBinding::Kind::other) drop_literal_value(b.target);
-      if (b.kind == NameBinding::Kind::parameter) drop_literal_value(b.member);
-    }
+/// The values of the literals linking does not read (ConstantReads) dropped from a record.
+void drop_literal_values(ModuleRecord& record, const ConstantReads& reads) {
+  auto unread = [&](const std::string& name) {
+    return !std::binary_search(reads.names.begin(), reads.names.end(), name);
+  };
+  auto bindings = [&](std::vector<NameBinding>& all) {
+    for (auto& b : all)
+      if ((b.kind == NameBinding::Kind::other || b.kind == NameBinding::Kind::parameter) && unread(b.name))
+        drop_literal_value(b.kind == NameBinding::Kind::other ? b.target : b.member);
   };
   for (auto& scope : record.scopes) {
     bindings(scope.bindings);
     bindings(scope.instance_attributes);
   }
-  for (auto& r : record.references)
-    for (auto& argument : r.arguments) drop_literal_value(argument);
+  if (!reads.call_arguments)
+    for (auto& r : record.references)
+      for (auto& argument : r.arguments) drop_literal_value(argument);
 }
 
 /// The record with every line and hash zeroed: what the linker reads but positions.
-std::string without_positions(ModuleRecord record, bool literal_values) {
-  if (literal_values) drop_literal_values(record);
+std::string without_positions(ModuleRecord record, const ConstantReads* reads) {
+  if (reads && reads->known) drop_literal_values(record, *reads);
   record.facts.content_hash.clear();
   if (!record.scopes.empty()) record.scopes[0].line = 0;
   for (auto& s : record.facts.symbols) {
@@ -89,9 +93,8 @@ std::vector<int> lines_of(const ModuleRecord& record) {
 
 }  // namespace
 
-std::optional<LineMap> moved_lines(const ModuleRecord& before, const ModuleRecord& after, bool literal_values) {
-  if (before.facts.path != after.facts.path ||
-      without_positions(before, literal_values) != without_positions(after, literal_values))
+std::optional<LineMap> moved_lines(const ModuleRecord& before, const ModuleRecord& after, const ConstantReads* reads) {
+  if (before.facts.path != after.facts.path || without_positions(before, reads) != without_positions(after, reads))
     return std::nullopt;
   const auto old_lines = lines_of(before);
   const auto new_lines = lines_of(after);

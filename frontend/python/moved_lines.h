@@ -17,9 +17,10 @@ using LineMap = std::map<int, int>;
 /// Where two records of one file differ only in line numbers and symbol hashes, the map from the
 /// lines `before` names to the lines `after` names; none where anything else differs, where one
 /// old line would move to two new ones, or where the order of lines would change.
-/// `literal_values`: where no module reads a subscript by a name (LinkedTree::reads_constants),
-/// linking reads no literal's value, so the values of int and str literals ("#i:1") may differ too.
-std::optional<LineMap> moved_lines(const ModuleRecord& before, const ModuleRecord& after, bool literal_values = false);
+/// `reads`: what linking the tree may read literals' values for (LinkedTree::constant_reads); the
+/// values of the other int and str literals ("#i:1") may differ too.
+std::optional<LineMap> moved_lines(const ModuleRecord& before, const ModuleRecord& after,
+                                   const ConstantReads* reads = nullptr);
 
 /// Makes `tree` (linked with `before` in place of `after`) the tree linked with `after`: the
 /// file's own facts are `after`'s, and every line of that file any linked fact names is moved.

@@ -118,15 +118,21 @@ TEST(MovedLines, AnEditTheLinkerReadsIsNoMove) {
   // A call, a constant the resolver reads, a name, the order of definitions: link.
   EXPECT_FALSE(moved_lines(before, parse_module("m.py", replaced(source, "return K + 1", "return f()"))).has_value());
   EXPECT_FALSE(moved_lines(before, parse_module("m.py", replaced(source, "K = 1", "K = 2"))).has_value());
-  // ... unless no module reads a subscript by a name: then linking reads no literal's value.
-  EXPECT_TRUE(moved_lines(before, parse_module("m.py", replaced(source, "K = 1", "K = 'two'")), true).has_value());
-  EXPECT_TRUE(moved_lines(before, parse_module("m.py", replaced(source, "return g()", "return g(7)")), false) ==
-              std::nullopt);
+  // ... unless no subscript by a name can lead linking to that literal (ConstantReads).
+  ConstantReads none{true, {}, false};
+  EXPECT_TRUE(moved_lines(before, parse_module("m.py", replaced(source, "K = 1", "K = 'two'")), &none).has_value());
+  ConstantReads reads_k{true, {"K"}, false};
+  EXPECT_FALSE(moved_lines(before, parse_module("m.py", replaced(source, "K = 1", "K = 2")), &reads_k).has_value());
+  EXPECT_FALSE(moved_lines(before, parse_module("m.py", replaced(source, "return g()", "return g(7)"))).has_value());
   auto called = parse_module("m.py", replaced(source, "return g()", "return g(7, k=8)"));
-  EXPECT_TRUE(moved_lines(called, parse_module("m.py", replaced(source, "return g()", "return g(9, k='x')")), true)
-                  .has_value());
-  EXPECT_FALSE(moved_lines(called, parse_module("m.py", replaced(source, "return g()", "return g(K, k=8)")), true)
+  auto recalled = parse_module("m.py", replaced(source, "return g()", "return g(9, k='x')"));
+  EXPECT_TRUE(moved_lines(called, recalled, &none).has_value());
+  ConstantReads arguments{true, {}, true};
+  EXPECT_FALSE(moved_lines(called, recalled, &arguments).has_value());
+  EXPECT_FALSE(moved_lines(called, parse_module("m.py", replaced(source, "return g()", "return g(K, k=8)")), &none)
                    .has_value());
+  ConstantReads unknown;  // a tree linked before they were recorded: every literal counts
+  EXPECT_FALSE(moved_lines(before, parse_module("m.py", replaced(source, "K = 1", "K = 2")), &unknown).has_value());
   EXPECT_FALSE(moved_lines(before, parse_module("m.py", replaced(source, "def g", "def h"))).has_value());
   EXPECT_FALSE(moved_lines(before, parse_module("m.py",
                                                "K = 1\ndef g():\n    return K + 1\ndef f():\n    return g()\n"))
@@ -136,6 +142,24 @@ TEST(MovedLines, AnEditTheLinkerReadsIsNoMove) {
   auto split = parse_module("n.py", "def f(): pass\ndef g(): pass\ndef h():\n    f()\n    g()\n");
   EXPECT_FALSE(moved_lines(joined, split).has_value());
   EXPECT_FALSE(moved_lines(before, parse_module("other.py", source)).has_value());
+}
+
+TEST(MovedLines, ConstantReadsFollowNamesFromSubscriptsThroughAliasesImportsAndParameters) {
+  std::vector<ModuleRecord> records;
+  records.push_back(parse_module("ext.py", "FIRST = 0\nUNREAD = 1\n"));
+  records.push_back(parse_module("m.py",
+                                 "from ext import FIRST as START\n"
+                                 "KEY = START\n"
+                                 "TABLE = [print, len]\n"
+                                 "def pick():\n    TABLE[KEY]()\n"));
+  auto reads = constant_reads(records);
+  EXPECT_TRUE(reads.known);
+  EXPECT_EQ(reads.names, (std::vector<std::string>{"FIRST", "KEY", "START"}));
+  EXPECT_FALSE(reads.call_arguments);
+  records.push_back(parse_module("n.py", "TABLE = [print, len]\ndef run(i):\n    TABLE[i]()\nrun(ROW)\n"));
+  reads = constant_reads(records);
+  EXPECT_TRUE(reads.call_arguments);
+  EXPECT_TRUE(std::binary_search(reads.names.begin(), reads.names.end(), "ROW"));
 }
 
 TEST(MovedLines, AFileThatDeclaresExtensionsIsLinked) {
