@@ -37,6 +37,19 @@ const ModuleRecord& record_of(const std::vector<ModuleRecord>& records, const st
   throw std::runtime_error("no " + path);
 }
 
+/// Links `before`, moves the lines of file `index` to `after`'s and expects what linking `after` gives.
+LinkedTree expect_moved_as_linked(const std::vector<ModuleRecord>& before, const std::vector<ModuleRecord>& after,
+                                  std::size_t index) {
+  LinkedTree tree{link_modules(before), {}};
+  auto lines = moved_lines(before[index], after[index]);
+  EXPECT_TRUE(lines.has_value());
+  if (!lines) return tree;
+  EXPECT_EQ(lines->at(0), 0);
+  EXPECT_TRUE(move_linked_lines(tree, after[index], *lines));
+  EXPECT_EQ(serialize(tree), linked(after));
+  return tree;
+}
+
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
   auto at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
@@ -71,13 +84,7 @@ TEST(MovedLines, ABaseClassOthersInheritTestsFromMovesOnItsOwn) {
     out.push_back(parse_module("tests/test_x.py", "from tests.base import Base\nclass TestX(Base):\n    pass\n"));
     return out;
   };
-  auto before = records("");
-  auto after = records("\n\n# moved down\n");
-  auto lines = moved_lines(before[0], after[0]);
-  ASSERT_TRUE(lines.has_value());
-  LinkedTree tree{link_modules(before), {}};
-  ASSERT_TRUE(move_linked_lines(tree, after[0], *lines));
-  EXPECT_EQ(serialize(tree), linked(after));
+  expect_moved_as_linked(records(""), records("\n\n# moved down\n"), 0);
 }
 
 TEST(MovedLines, ATestFilesParametrizedTestsAndWorldSizesMove) {
@@ -96,13 +103,7 @@ TEST(MovedLines, ATestFilesParametrizedTestsAndWorldSizesMove) {
                                    "        assert add(a, b) > 0\n"));
     return out;
   };
-  auto before = records("");
-  auto after = records("\n# spacing\n\n");
-  auto lines = moved_lines(before[1], after[1]);
-  ASSERT_TRUE(lines.has_value());
-  LinkedTree tree{link_modules(before), {}};
-  ASSERT_TRUE(move_linked_lines(tree, after[1], *lines));
-  EXPECT_EQ(serialize(tree), linked(after));
+  auto tree = expect_moved_as_linked(records(""), records("\n# spacing\n\n"), 1);
   ASSERT_FALSE(tree.facts.files[1].tests.empty());
   EXPECT_FALSE(tree.facts.files[1].tests[0].knobs.empty());
 }
