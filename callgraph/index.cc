@@ -121,6 +121,22 @@ std::vector<frontend::FileFacts> native_facts_of_units(const std::vector<SourceF
 
 namespace {
 
+/// Python sources of a file list: what index_repository links (a symbolic link is never followed:
+/// it may point out of the repository).
+std::vector<const SourceFile*> python_sources(const std::vector<SourceFile>& files) {
+  std::vector<const SourceFile*> out;
+  for (const auto& f : files)
+    if (is_indexed_source(f.path) && !f.is_symlink) out.push_back(&f);
+  return out;
+}
+
+/// A file's record from the cache, where it is there and reads back.
+std::optional<python::ModuleRecord> cached_record(IndexCache& cache, const SourceFile& source) {
+  if (auto blob = cache.lookup("python", source.path, source.content_hash))
+    if (auto record = python::deserialize(*blob); record.ok()) return std::move(*record);
+  return std::nullopt;
+}
+
 /// Parses (or reads from the cache) every Python source and links them; the linked facts are
 /// cached under `key` for the next analysis of the same tree.
 void link_python_sources(const std::vector<const SourceFile*>& sources, const std::map<std::string, std::string>& aliases,
@@ -138,12 +154,10 @@ void link_python_sources(const std::vector<const SourceFile*>& sources, const st
   auto work = [&] {
     for (std::size_t i = next++; i < sources.size(); i = next++) {
       const SourceFile& source = *sources[i];
-      if (auto blob = cache.lookup("python", source.path, source.content_hash)) {
-        if (auto record = python::deserialize(*blob); record.ok()) {
-          records[i] = std::move(*record);
-          progress.advance();
-          continue;
-        }
+      if (auto record = cached_record(cache, source)) {
+        records[i] = std::move(*record);
+        progress.advance();
+        continue;
       }
       auto content = source.load();
       if (!content.ok()) {
@@ -213,20 +227,9 @@ bool linked_from_cache(IndexCache& cache, const std::string& key, IndexResult& r
   return true;
 }
 
-/// Python sources of a file list: what index_repository links (symbolic links are never followed).
-std::vector<const SourceFile*> python_sources(const std::vector<SourceFile>& files) {
-  std::vector<const SourceFile*> out;
-  for (const auto& f : files)
-    if (is_indexed_source(f.path) && !f.is_symlink) out.push_back(&f);
-  return out;
-}
-
 /// A record from the cache, or parsed (and cached) where it is not there.
-std::optional<python::ModuleRecord> record_of(const SourceFile& source, IndexCache& cache, bool parse_missing,
-                                              std::size_t& parsed) {
-  if (auto blob = cache.lookup("python", source.path, source.content_hash))
-    if (auto record = python::deserialize(*blob); record.ok()) return std::move(*record);
-  if (!parse_missing) return std::nullopt;
+std::optional<python::ModuleRecord> cached_or_parsed(IndexCache& cache, const SourceFile& source, std::size_t& parsed) {
+  if (auto record = cached_record(cache, source)) return record;
   auto content = source.load();
   if (!content.ok()) return std::nullopt;
   auto record = python::parse_module(source.path, *content);
@@ -256,13 +259,12 @@ bool linked_from_neighbor(const std::vector<const SourceFile*>& sources, const s
   if (!tree.ok()) return false;
   std::size_t parsed = 0;
   for (const auto& [old_file, new_file] : changed) {
-    auto old_record = record_of(*old_file, cache, false, parsed);
-    auto new_record = old_record ? record_of(*new_file, cache, true, parsed) : std::nullopt;
+    auto old_record = cached_record(cache, *old_file);
+    auto new_record = old_record ? cached_or_parsed(cache, *new_file, parsed) : std::nullopt;
     if (!new_record) return false;
-    // A literal's value matters to linking only where a subscript by a name may lead to it; a file
-    // that reads one anew may change what does, so its literals are compared in full.
-    const bool reads_anew = python::reads_constants(*new_record);
-    auto lines = python::moved_lines(*old_record, *new_record, reads_anew ? nullptr : &tree->constant_reads);
+    // Records equal but for positions and unread literals read the same constants: the base's
+    // constant_reads are the head's.
+    auto lines = python::moved_lines(*old_record, *new_record, &tree->constant_reads);
     if (!lines || !python::move_linked_lines(*tree, *new_record, *lines)) return false;
   }
   if (auto status = cache.store_linked(key, python::serialize(*tree), options.linked_trees_kept); !status)
@@ -280,16 +282,10 @@ bool linked_from_neighbor(const std::vector<const SourceFile*>& sources, const s
 IndexResult index_repository(const std::vector<SourceFile>& files, IndexCache& cache,
                              const IndexOptions& options) {
   IndexResult result;
-  std::vector<const SourceFile*> sources;
-  for (const auto& f : files) {
-    if (!is_indexed_source(f.path)) continue;
-    if (f.is_symlink) {
-      // A symlink is never followed: it may point out of the repository.
+  for (const auto& f : files)
+    if (is_indexed_source(f.path) && f.is_symlink)
       result.facts.diagnostics.push_back(warning(f.path, "symbolic link not followed; not indexed"));
-      continue;
-    }
-    sources.push_back(&f);
-  }
+  const auto sources = python_sources(files);
   result.files = sources.size();
   auto aliases = package_aliases(files, sources);
   const std::string key = linked_key(sources, aliases);

@@ -67,7 +67,6 @@ util::Result<CoveredLines> covered_changed_lines(evidence::Store& store,
 struct CommitContext {
   const RecordedCommit* recorded = nullptr;
   std::string head;  ///< the recorded commit, resolved to its id
-  std::string base;  ///< what it is planned against, resolved
   /// The tree analysed just before that this one differs from in the fewest files: the base, or a
   /// mutant's real commit (IndexOptions::neighbor).
   std::string neighbor;
@@ -459,7 +458,6 @@ util::Result<std::vector<ReplayReport>> replay(const History& history, const std
     CommitContext context;
     context.recorded = &commit;
     context.head = *head;
-    context.base = *base;
     context.neighbor = *base;
     if (commit.is_mutant())
       if (auto real = (*repo)->resolve(commit.mutant_of); real.ok()) context.neighbor = *real;

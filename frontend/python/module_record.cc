@@ -488,41 +488,51 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes) {
 constexpr std::string_view kLinkedFormat = "fastci-python-linked/3";
 
 ConstantReads constant_reads(const std::vector<ModuleRecord>& records) {
-  std::set<std::string> names;
-  for (const auto& record : records)
-    for (const auto& r : record.references)
-      for (auto at = r.text.find("[=v:"); at != std::string::npos; at = r.text.find("[=v:", at + 1))
-        names.insert(r.text.substr(at + 4, r.text.find(']', at) - at - 4));
   ConstantReads out;
   out.known = true;
   out.call_arguments = false;
-  auto plain = [](const std::string& t) { return !t.empty() && t.find_first_of(".([@#=") == std::string::npos; };
-  for (bool grew = true; grew;) {
-    const std::size_t size = names.size();
-    for (const auto& record : records)
-      for (const auto& scope : record.scopes)
-        for (const auto& b : scope.bindings) {
-          if (!names.count(b.name)) continue;
-          if (b.kind == NameBinding::Kind::alias && b.member.empty() && plain(b.target)) names.insert(b.target);
-          if (b.kind == NameBinding::Kind::from_import && plain(b.member)) names.insert(b.member);
-          if (b.kind == NameBinding::Kind::parameter) out.call_arguments = true;
+  std::set<std::string_view> names;
+  std::vector<std::string_view> work;
+  auto add = [&](std::string_view name) {
+    if (names.insert(name).second) work.push_back(name);
+  };
+  for (const auto& record : records)
+    for (const auto& r : record.references)
+      for (auto at = r.text.find("[=v:"); at != std::string::npos; at = r.text.find("[=v:", at + 1))
+        add(std::string_view(r.text).substr(at + 4, r.text.find(']', at) - at - 4));
+  if (names.empty()) return out;
+  // The bindings that lead from a name to another (an alias, an import) or to call sites (a parameter).
+  auto plain = [](std::string_view t) { return !t.empty() && t.find_first_of(".([@#=") == std::string_view::npos; };
+  std::unordered_map<std::string_view, std::vector<const NameBinding*>> leads;
+  for (const auto& record : records)
+    for (const auto& scope : record.scopes)
+      for (const auto& b : scope.bindings)
+        if ((b.kind == NameBinding::Kind::alias && b.member.empty() && plain(b.target)) ||
+            (b.kind == NameBinding::Kind::from_import && plain(b.member)) || b.kind == NameBinding::Kind::parameter)
+          leads[b.name].push_back(&b);
+  auto follow = [&] {
+    while (!work.empty()) {
+      const std::string_view name = work.back();
+      work.pop_back();
+      if (auto found = leads.find(name); found != leads.end())
+        for (const NameBinding* b : found->second) {
+          if (b->kind == NameBinding::Kind::alias) add(b->target);
+          else if (b->kind == NameBinding::Kind::from_import) add(b->member);
+          else out.call_arguments = true;
         }
-    if (out.call_arguments)  // a parameter's constants are what call sites pass: their names too
-      for (const auto& record : records)
-        for (const auto& r : record.references)
-          for (const auto& argument : r.arguments) {
-            auto value = argument.substr(argument.find('=') == std::string::npos ? 0 : argument.find('=') + 1);
-            if (plain(value)) names.insert(value);
-          }
-    grew = names.size() != size;
+    }
+  };
+  follow();
+  if (out.call_arguments) {
+    // A parameter's constants are what its call sites pass: every name passed leads on too.
+    for (const auto& record : records)
+      for (const auto& r : record.references)
+        for (const auto& argument : r.arguments)
+          if (plain(argument_value(argument))) add(argument_value(argument));
+    follow();
   }
   out.names.assign(names.begin(), names.end());
   return out;
-}
-
-bool reads_constants(const ModuleRecord& record) {
-  return std::any_of(record.references.begin(), record.references.end(),
-                     [](const RawReference& r) { return r.text.find("[=v:") != std::string::npos; });
 }
 
 std::string serialize(const LinkedTree& tree) {

@@ -183,8 +183,15 @@ struct LinkedTree {
 
 /// Every name a subscript by a name may lead constant_keys to, over a whole tree's records.
 ConstantReads constant_reads(const std::vector<ModuleRecord>& records);
-/// Whether a module reads a subscript by a name (a change adding one changes ConstantReads).
-bool reads_constants(const ModuleRecord& record);
+
+/// Whether a text is an int or str literal as parse_module writes one ("#i:1", "#s:name"): in
+/// `other` bindings' targets, parameters' defaults and call arguments.
+inline bool is_literal(std::string_view text) { return text.size() > 1 && text[0] == '#'; }
+/// A call argument's value: "x" of the keyword argument "name=x", a positional one itself.
+inline std::string_view argument_value(std::string_view argument) {
+  auto equals = argument.find('=');
+  return equals == std::string_view::npos ? argument : argument.substr(equals + 1);
+}
 
 /// Cache form of a linked tree.
 std::string serialize(const LinkedTree& tree);

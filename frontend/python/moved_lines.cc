@@ -7,8 +7,8 @@
 namespace fastci::frontend::python {
 namespace {
 
-/// Visits every line field of a record (and zeroes its hashes): the one list of where a record
-/// keeps positions, for both the comparison and the map.
+/// Visits every line field of a record: the one list of where a record keeps positions, for both
+/// the comparison and the map.
 template <class Record, class Visit>
 void each_line(Record& record, Visit&& visit) {
   auto& facts = record.facts;
@@ -48,9 +48,8 @@ void each_line(Record& record, Visit&& visit) {
 
 /// "#i:1" as "#", "k=#s:x" as "k=#": a literal whose value linking does not read.
 void drop_literal_value(std::string& text) {
-  auto at = text.starts_with('#') ? 0 : text.find("=#");
-  if (at == std::string::npos) return;
-  text.resize(at + (text[at] == '#' ? 1 : 2));
+  const auto value = argument_value(text);
+  if (is_literal(value)) text.resize(text.size() - value.size() + 1);
 }
 
 /// The values of the literals linking does not read (ConstantReads) dropped from a record.

@@ -525,6 +525,13 @@ class ModuleParser {
     return joined;
   }
 
+  /// A passed value as call_arguments keeps it: its dotted text, else (`literals`) its literal text.
+  std::optional<std::string> argument_text(TSNode value, int depth, bool literals) const {
+    auto text = dotted_text(value, depth);
+    if (!text && literals) text = literal_text(value);
+    return text;
+  }
+
   /// Every argument of a call for parameter flow: positional dotted texts ("" where not dotted),
   /// then "name=text" for keyword arguments whose value is dotted. Empty when nothing is dotted
   /// (`literals`: when nothing is passed).
@@ -537,8 +544,7 @@ class ModuleParser {
       if (positional.size() + keyword.size() >= kMaxFlowArguments) break;
       if (is(argument, "keyword_argument")) {
         TSNode name = field(argument, "name");
-        auto value = dotted_text(field(argument, "value"), depth + 1);
-        if (!value && literals) value = literal_text(field(argument, "value"));
+        auto value = argument_text(field(argument, "value"), depth + 1, literals);
         if (!ts_node_is_null(name) && value && value->size() <= kMaxCalleeText) {
           keyword.push_back(std::string(text(name)) + "=" + *value);
           any = true;
@@ -547,8 +553,7 @@ class ModuleParser {
       }
       if (is(argument, "list_splat") || is(argument, "dictionary_splat")) break;  // positions unknown after
       if (!keyword.empty()) continue;
-      auto value = dotted_text(argument, depth + 1);
-      if (!value && literals) value = literal_text(argument);
+      auto value = argument_text(argument, depth + 1, literals);
       bool kept = value && value->size() <= kMaxCalleeText;
       positional.push_back(kept ? *value : std::string());
       any |= kept;
@@ -954,8 +959,8 @@ class ModuleParser {
         else if (*callee == "__all__.extend") read_all(values[0]);
         else read_all_name(values[0]);
       }
-    if (!ts_node_is_null(function)) note_reorder_or_setattr(function, arguments);
     if (!ts_node_is_null(function)) {
+      note_reorder_or_setattr(function, arguments);
       auto callee = dotted_text(function);
       RawReference reference;
       reference.scope = scope;
@@ -1712,7 +1717,7 @@ class ModuleParser {
         TSNode value = field(parameter, "value");
         if (!ts_node_is_null(value)) {
           visit(value, outer);
-          default_value = dotted_text(value).value_or(literal_text(value).value_or(""));
+          default_value = argument_text(value, 0, true).value_or("");
         }
       } else if (is(parameter, "list_splat_pattern") || is(parameter, "dictionary_splat_pattern")) {
         TSNode inner = ts_node_named_child(parameter, 0);

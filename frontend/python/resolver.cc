@@ -104,6 +104,12 @@ void append_unique(std::vector<Value>& out, const Value& v) {
   out.push_back(v);
 }
 
+/// The constants of `more` not among `out` yet, added to it.
+void add_keys(std::vector<std::string>& out, std::vector<std::string> more) {
+  for (auto& key : more)
+    if (std::find(out.begin(), out.end(), key) == out.end()) out.push_back(std::move(key));
+}
+
 int common_prefix(const std::string& a, const std::string& b) {
   std::size_t n = std::min(a.size(), b.size()), i = 0;
   while (i < n && a[i] == b[i]) ++i;
@@ -595,7 +601,7 @@ std::vector<std::string> Resolver::element_keys(int home, const std::string& roo
 }
 
 std::optional<std::vector<std::string>> Resolver::constant_keys(const std::string& text, int global_scope, int depth) {
-  if (text.size() > 1 && text[0] == '#') return std::vector<std::string>{text.substr(1)};
+  if (is_literal(text)) return std::vector<std::string>{text.substr(1)};
   if (depth > 8 || text.empty() || text.find_first_of(".([@#") != std::string::npos) return std::nullopt;
   if (rebound_anywhere(text)) return std::nullopt;
   int home = binding_scope(global_scope, text);
@@ -605,7 +611,7 @@ std::optional<std::vector<std::string>> Resolver::constant_keys(const std::strin
     std::optional<std::vector<std::string>> keys;
     switch (b->kind) {
       case NameBinding::Kind::other:
-        if (b->target.starts_with("#")) keys = std::vector<std::string>{b->target.substr(1)};
+        if (is_literal(b->target)) keys = std::vector<std::string>{b->target.substr(1)};
         break;
       case NameBinding::Kind::alias:
         if (b->member.empty()) keys = constant_keys(b->target, b->scope >= 0 ? global(module_of(home), b->scope) : home, depth + 1);
@@ -622,8 +628,7 @@ std::optional<std::vector<std::string>> Resolver::constant_keys(const std::strin
         break;
     }
     if (!keys) return std::nullopt;
-    for (auto& key : *keys)
-      if (std::find(out.begin(), out.end(), key) == out.end()) out.push_back(std::move(key));
+    add_keys(out, std::move(*keys));
     if (out.size() > 8) return std::nullopt;
   }
   if (out.empty()) return std::nullopt;
@@ -639,7 +644,7 @@ std::optional<std::vector<std::string>> Resolver::parameter_constants(int functi
   if (index == 0 && is_method(function_scope) && !f.is_classmethod) return std::nullopt;  // the receiver
   std::vector<std::string> out;
   if (!parameter.member.empty()) {  // a default: what every call that leaves it out passes
-    if (!parameter.member.starts_with("#")) return std::nullopt;
+    if (!is_literal(parameter.member)) return std::nullopt;
     out.push_back(parameter.member.substr(1));
   }
   bool called = false;
@@ -653,8 +658,7 @@ std::optional<std::vector<std::string>> Resolver::parameter_constants(int functi
     if (passed.empty()) return std::nullopt;  // an expression, or a splat that may hold it
     auto keys = constant_keys(passed, caller, depth + 1);
     if (!keys) return std::nullopt;
-    for (auto& key : *keys)
-      if (std::find(out.begin(), out.end(), key) == out.end()) out.push_back(std::move(key));
+    add_keys(out, std::move(*keys));
   }
   // Calls without arguments are not indexed (index_calls): they pass the default or fail.
   if (!called && parameter.member.empty()) return std::nullopt;
@@ -1186,15 +1190,14 @@ std::vector<Value> Resolver::parameter_flow(int function_scope, const std::strin
     std::vector<Value> out;
     for (auto [m, r] : call_sites(function_scope)) {
       const RawReference& site = modules_[m].references[r];
-      if (std::all_of(site.arguments.begin(), site.arguments.end(), [](const std::string& a) {
-            return a.empty() || a[0] == '#' || a.find("=#") != std::string::npos;
-          }))
+      if (std::all_of(site.arguments.begin(), site.arguments.end(),
+                      [](const std::string& a) { return a.empty() || is_literal(argument_value(a)); }))
         continue;  // passes no value the resolver follows (call_arguments)
       int caller = global(m, site.scope);
       int offset = argument_offset(function_scope, site, caller);
       if (offset < 0) continue;
       std::string passed = passed_text(site, name, index, offset);
-      if (!passed.empty() && passed[0] != '#')
+      if (!passed.empty() && !is_literal(passed))
         for (const auto& v : resolve(passed, caller)) append_unique(out, v);
     }
     return out;
