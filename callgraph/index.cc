@@ -196,7 +196,7 @@ void link_python_sources(const std::vector<const SourceFile*>& sources, const st
   result.link_seconds = seconds_since(start);
   // A file that could not be read is linked as empty: worth reading again next time, not caching.
   if (!unreadable)
-    if (auto status = cache.store_linked(key, python::serialize(python::LinkedTree{result.facts, declared, std::move(constants)}),
+    if (auto status = cache.store_linked(key, python::serialize_linked(result.facts, declared, constants),
                                          options.linked_trees_kept);
         !status)
       diagnostics.push_back(warning(".fastci/index.db", status.error().message));

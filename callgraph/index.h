@@ -30,7 +30,7 @@ struct IndexOptions {
   unsigned threads = 2;
   bool show_progress = true;
   std::filesystem::path scratch_dir;  ///< where C++/CUDA sources are written for Clang on a cache miss
-  bool release_link_state = true;     ///< false: the process ends soon; leave linking's memory to the exit
+  bool release_link_state = true;     ///< false: the process ends soon; leave the resolver's memo to the exit
   /// The files of a tree analysed before (the base of a change), listed on demand: where the
   /// Python files differ from it only by edits the linker does not read (frontend/python/
   /// moved_lines.h), its linked facts are taken with those files' lines moved instead of linking.

@@ -46,8 +46,12 @@ int run(const planner::AnalyzeOptions& options, const Outputs& outputs, bool qui
     std::cerr << "fastci-analyze: " << plan.error().to_string() << "\n";
     return util::kInputError;
   }
-  std::string json = planner::plan_json_text(*plan);
-  if (int rc = write_or_complain(out, json); rc != util::kSuccess) return rc;
+  // Streamed: the text of a plan of thousands of tests is tens of megabytes.
+  if (auto status = util::write_file_atomically(out, [&](std::ostream& o) { planner::write_plan_json(*plan, o); });
+      !status) {
+    std::cerr << "fastci-analyze: " << status.error().to_string() << "\n";
+    return util::kInputError;
+  }
   if (!report.empty())
     if (int rc = write_or_complain(report, planner::render_markdown_report(*plan)); rc != util::kSuccess)
       return rc;
@@ -63,7 +67,7 @@ int run(const planner::AnalyzeOptions& options, const Outputs& outputs, bool qui
   auto state = util::state_dir(options.repository, options.state_dir);
   std::error_code ec;
   std::filesystem::create_directories(state, ec);
-  if (!ec) util::write_file_atomically(util::last_plan_file(state), json);
+  if (!ec) (void)util::copy_file_atomically(out, util::last_plan_file(state));
   if (!quiet) {
     const auto& s = plan->selection;
     std::fprintf(stderr,

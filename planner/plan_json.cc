@@ -4,6 +4,8 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <ostream>
+#include <sstream>
 
 #include "planner/risk.h"
 #include "planner/selection_drivers.h"
@@ -252,22 +254,24 @@ std::string dump(const json& value) { return value.dump(2, ' ', false, json::err
 
 /// `make(i)` for i < count as the array nlohmann's dump(2) writes for a member of the top-level
 /// object: elements at indent 4, the closing bracket at indent 2.
-void append_array(std::string& out, std::size_t count, const std::function<json(std::size_t)>& make) {
+void write_array(std::ostream& out, std::size_t count, const std::function<json(std::size_t)>& make) {
   if (count == 0) {
-    out += "[]";
+    out << "[]";
     return;
   }
-  out += "[\n";
+  out << "[\n";
+  std::string indented;
   for (std::size_t i = 0; i < count; ++i) {
-    out += "    ";
+    indented.assign("    ");
     // A dumped JSON text has no raw newline inside a string: every newline starts a line to indent.
     for (char c : dump(make(i))) {
-      out += c;
-      if (c == '\n') out += "    ";
+      indented += c;
+      if (c == '\n') indented += "    ";
     }
-    out += i + 1 < count ? ",\n" : "\n";
+    indented += i + 1 < count ? ",\n" : "\n";
+    out << indented;
   }
-  out += "  ]";
+  out << "  ]";
 }
 
 }  // namespace
@@ -280,34 +284,31 @@ json plan_to_json(const Plan& plan) {
   return out;
 }
 
-std::string plan_json_text(const Plan& plan) {
+void write_plan_json(const Plan& plan, std::ostream& out) {
   const PlanLists lists(plan);
   const auto in_order = plan_lists(lists);
   json header = plan_header_json(plan);
   // Each list is a marker in the header's text, replaced by the list written entry by entry.
   for (const auto& list : in_order) header[list.name] = std::string("\x01") + list.name;
   const std::string text = dump(header);
-  const auto& p = plan.prioritized;
-  std::string out;
-  // Reserved once from the size of the first entries: a string doubling its way to 80 MB holds 64 MB
-  // and 128 MB at once when it grows the last time.
-  std::size_t sampled = std::min<std::size_t>(p.ordered.size(), 32), sample_bytes = 0;
-  for (std::size_t i = 0; i < sampled; ++i) sample_bytes += dump(lists.test(p.ordered[i])).size();
-  const std::size_t per_test = sampled ? sample_bytes / sampled : 0;
-  out.reserve(text.size() + per_test * p.ordered.size() * 5 / 4 + 400 * (lists.skipped_count() + p.pruned.size()) + 4096);
   std::size_t at = 0;
   for (const auto& list : in_order) {
     // Only a member of the top-level object starts a line with two spaces: no string holds a newline.
     const std::string key = std::string("\n  \"") + list.name + "\": ";
     const std::string marker = key + "\"\\u0001" + list.name + "\"";
     const std::size_t found = text.find(marker, at);
-    out.append(text, at, found + key.size() - at);
-    append_array(out, list.count, list.entry);
+    out.write(text.data() + at, static_cast<std::streamsize>(found + key.size() - at));
+    write_array(out, list.count, list.entry);
     at = found + marker.size();
   }
-  out.append(text, at, std::string::npos);
-  out += '\n';
-  return out;
+  out.write(text.data() + at, static_cast<std::streamsize>(text.size() - at));
+  out << '\n';
+}
+
+std::string plan_json_text(const Plan& plan) {
+  std::ostringstream out;
+  write_plan_json(plan, out);
+  return std::move(out).str();
 }
 
 }  // namespace fastci::planner

@@ -14,19 +14,38 @@ Result<std::string> read_file(const std::filesystem::path& path) {
   return buffer.str();
 }
 
-Status write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+Status write_file_atomically(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write) {
   std::filesystem::path temporary = path;
   temporary += ".tmp";
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     if (!out) return Error{"cannot write file", temporary.string()};
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    if (!out) return Error{"write error", temporary.string()};
+    write(out);
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(temporary, ignored);
+      return Error{"write error", temporary.string()};
+    }
   }
   std::error_code ec;
   std::filesystem::rename(temporary, path, ec);
   if (ec) return Error{"cannot rename into place: " + ec.message(), path.string()};
   return {};
+}
+
+Status write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+  return write_file_atomically(
+      path, [content](std::ostream& out) { out.write(content.data(), static_cast<std::streamsize>(content.size())); });
+}
+
+Status copy_file_atomically(const std::filesystem::path& from, const std::filesystem::path& to) {
+  std::ifstream in(from, std::ios::binary);
+  if (!in) return Error{"cannot open file", from.string()};
+  // Inserting an empty stream buffer sets failbit: an empty file is copied by writing nothing.
+  return write_file_atomically(to, [&in](std::ostream& out) {
+    if (in.peek() != std::char_traits<char>::eof()) out << in.rdbuf();
+  });
 }
 
 bool is_inside(const std::filesystem::path& root, const std::filesystem::path& path) {

@@ -37,6 +37,8 @@ class Linker {
         if (reference.kind == EdgeKind::read) link_read(reference);
         else link_reference(reference);
       }
+      // The linked facts of every module are alive together: growth by doubling leaves a third unused.
+      files_[m].edges.shrink_to_fit();
     }
     link_name_matches();
     discover_tests(resolver_, files_);
@@ -584,8 +586,10 @@ RepositoryFacts link_modules(std::vector<ModuleRecord> modules, const std::map<s
   auto linker = std::make_unique<Linker>(*kept, out.files, package_aliases);
   linker->run();
   if (!release) {
-    linker.release();  // the linker only refers to `out` while it runs
-    kept.release();
+    // The resolver's memo is the costly part to free (0.3 s on Megatron-LM, and as much again in the
+    // slower allocations after it): left to the exit. The records are cheap to free and a sixth of the
+    // peak. The linker refers to the records only while it runs.
+    linker.release();
   }
   return out;
 }

@@ -536,20 +536,25 @@ ConstantReads constant_reads(const std::vector<ModuleRecord>& records) {
 }
 
 std::string serialize(const LinkedTree& tree) {
+  return serialize_linked(tree.facts, tree.extensions, tree.constant_reads);
+}
+
+std::string serialize_linked(const RepositoryFacts& facts, const std::vector<ExtensionModule>& extensions,
+                             const ConstantReads& constant_reads) {
   StringTable table;
   ByteWriter body;
-  body.u64(tree.facts.files.size());
-  for (const auto& f : tree.facts.files) put_facts(body, f, &table);
-  body.u64(tree.facts.diagnostics.size());
-  for (const auto& d : tree.facts.diagnostics) put_diagnostic(body, d);
-  body.u64(tree.extensions.size());
-  for (const auto& e : tree.extensions) {
+  body.u64(facts.files.size());
+  for (const auto& f : facts.files) put_facts(body, f, &table);
+  body.u64(facts.diagnostics.size());
+  for (const auto& d : facts.diagnostics) put_diagnostic(body, d);
+  body.u64(extensions.size());
+  for (const auto& e : extensions) {
     put_extension(body, e);
     body.str(e.file);
   }
-  body.boolean(tree.constant_reads.known);
-  put_strings(body, tree.constant_reads.names);
-  body.boolean(tree.constant_reads.call_arguments);
+  body.boolean(constant_reads.known);
+  put_strings(body, constant_reads.names);
+  body.boolean(constant_reads.call_arguments);
   ByteWriter w;
   w.str(kLinkedFormat);
   w.u64(table.texts().size());

@@ -2186,6 +2186,24 @@ TSParser* thread_parser() {
   return parser.get();
 }
 
+namespace {
+
+/// Gives back what the record's lists grew past their size: a whole repository's records are alive
+/// together while it is linked, and growth by doubling leaves a third of them unused.
+void fit_to_size(ModuleRecord& record) {
+  record.references.shrink_to_fit();
+  record.scopes.shrink_to_fit();
+  for (auto& scope : record.scopes) {
+    scope.bindings.shrink_to_fit();
+    scope.instance_attributes.shrink_to_fit();
+  }
+  record.variables.shrink_to_fit();
+  record.facts.symbols.shrink_to_fit();
+  record.facts.edges.shrink_to_fit();
+}
+
+}  // namespace
+
 ModuleRecord parse_module(std::string_view path, std::string_view source) {
   ModuleRecord record;
   record.facts.path = std::string(path);
@@ -2246,6 +2264,7 @@ ModuleRecord parse_module(std::string_view path, std::string_view source) {
   parser.run(root);
   ts_tree_delete(tree);
   if (may_declare_extensions(path, source)) record.extensions = find_extension_modules(path, source);
+  fit_to_size(record);
   return record;
 }
 
