@@ -447,7 +447,7 @@ class Linker {
           exact.exact = true;
           for (const auto& init : resolver_.attribute({exact}, "__init__")) {
             if (init.kind == Value::Kind::function) out.emplace_back(resolver_.symbol_id(init.id), EdgeKind::call);
-            else if (init.kind == Value::Kind::external) out.emplace_back("?" + init.text, EdgeKind::call);
+            else if (init.kind == Value::Kind::external) out.emplace_back("?" + init.text.str(), EdgeKind::call);
           }
           // A class of unknown exact type (`cls(...)` in a classmethod, a parameter holding a class)
           // may be any subclass: its constructors are called here, not through the base's callers.
@@ -471,11 +471,11 @@ class Linker {
           call_targets(methods, out);
           if (!found)
             for (const auto& c : calls)
-              if (c.kind == Value::Kind::external) out.emplace_back("?" + c.text, EdgeKind::call);
+              if (c.kind == Value::Kind::external) out.emplace_back("?" + c.text.str(), EdgeKind::call);
           break;
         }
         case Value::Kind::external:
-          out.emplace_back("?" + v.text, EdgeKind::call);
+          out.emplace_back("?" + v.text.str(), EdgeKind::call);
           break;
         case Value::Kind::module:
         case Value::Kind::super_:
@@ -492,7 +492,7 @@ class Linker {
     if (reference.kind != EdgeKind::call || reference.arguments.empty()) return;
     bool higher_order = callee.empty() ? calls_its_arguments(reference.text) : true;
     for (const auto& v : callee)
-      higher_order &= v.kind == Value::Kind::external && calls_its_arguments(v.text);
+      higher_order &= v.kind == Value::Kind::external && calls_its_arguments(v.text.str());
     if (!higher_order) return;
     std::vector<Value> called;
     for (const auto& argument : reference.arguments) {

@@ -243,7 +243,7 @@ std::vector<Value> Resolver::fixture_values(int function_scope, const std::strin
 Value Resolver::module_value(const std::string& name) const {
   Value v;
   v.kind = Value::Kind::module;
-  v.text = name;
+  v.text = stored(name);
   auto it = module_index_.find(name);
   v.id = it == module_index_.end() ? -1 : it->second;
   return v;
@@ -264,6 +264,13 @@ std::uint32_t Resolver::intern(std::string_view text) {
   auto id = static_cast<std::uint32_t>(texts_.size());
   texts_.emplace(std::string(text), id);
   return id;
+}
+
+StoredText Resolver::stored(std::string_view text) const {
+  // The table's keys live in its nodes, which never move.
+  auto it = texts_.find(text);
+  if (it == texts_.end()) it = texts_.emplace(std::string(text), static_cast<std::uint32_t>(texts_.size())).first;
+  return StoredText(&it->first);
 }
 
 std::uint64_t Resolver::memo_key(char tag, std::uint32_t subject, std::string_view text) {
@@ -398,7 +405,7 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
       }
       Value v;
       v.kind = Value::Kind::external;
-      v.text = b.target;
+      v.text = stored(b.target);
       return {v};
     }
     case NameBinding::Kind::from_import: {
@@ -413,7 +420,7 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
       }
       Value v;
       v.kind = Value::Kind::external;
-      v.text = b.target.empty() ? b.member : b.target + "." + b.member;
+      v.text = stored(b.target.empty() ? b.member : b.target + "." + b.member);
       return {v};
     }
     case NameBinding::Kind::alias: {
@@ -883,7 +890,7 @@ std::vector<Value> Resolver::resolve_uncached(const std::string& text, int globa
         std::vector<Value> kept;
         for (auto& v : values)
           if (v.kind == Value::Kind::external) {
-            v.text += "[]";
+            v.text = stored(v.text.str() + "[]");
             kept.push_back(v);
           }
         values = kept;
@@ -908,7 +915,7 @@ std::vector<Value> Resolver::element_or_method(const std::vector<Value>& contain
       out = call_values(out, access.arguments[k], global_scope);
     } else {
       std::erase_if(out, [](const Value& v) { return v.kind != Value::Kind::external; });
-      for (auto& v : out) v.text += "[]";
+      for (auto& v : out) v.text = stored(v.text.str() + "[]");
     }
   }
   return out;
@@ -937,7 +944,7 @@ std::vector<Value> Resolver::attribute(const std::vector<Value>& values, const s
           // the value, so that calls on the module link to its bindings (callgraph/extension_links.h).
           Value module;
           module.kind = Value::Kind::external;
-          module.text = scope(v.id).name + "()." + name;
+          module.text = stored(scope(v.id).name + "()." + name);
           append_unique(found, module);
         }
         break;
@@ -946,7 +953,7 @@ std::vector<Value> Resolver::attribute(const std::vector<Value>& values, const s
         break;
       case Value::Kind::external: {
         Value e = v;
-        e.text += "." + name;
+        e.text = stored(e.text.str() + "." + name);
         found.push_back(e);
         break;
       }
@@ -1061,7 +1068,7 @@ std::vector<Value> Resolver::class_attribute_uncached(int class_scope, const std
   if (!externals.empty()) {
     Value e;
     e.kind = Value::Kind::external;
-    e.text = externals.front() + "." + name;
+    e.text = stored(externals.front() + "." + name);
     out.push_back(e);
   }
   return out;
@@ -1226,7 +1233,7 @@ std::vector<Value> Resolver::entered_values(const std::vector<Value>& managers, 
   for (const auto& manager : managers) {
     if (manager.kind == Value::Kind::external) {
       Value entered = manager;
-      entered.text += "." + method + "()";
+      entered.text = stored(entered.text.str() + "." + method + "()");
       append_unique(out, entered);
       continue;
     }
@@ -1325,7 +1332,7 @@ std::vector<Value> Resolver::call_values(const std::vector<Value>& callees, cons
         break;
       case Value::Kind::external: {
         Value v = c;
-        v.text += "()";
+        v.text = stored(v.text.str() + "()");
         append_unique(out, v);
         break;
       }

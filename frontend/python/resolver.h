@@ -19,12 +19,30 @@
 
 namespace fastci::frontend::python {
 
+/// A text the resolver keeps for as long as it lives (Resolver::stored): a value holding one is copied
+/// without an allocation, and the memo holds hundreds of thousands of values.
+class StoredText {
+ public:
+  StoredText() = default;
+  const std::string& str() const { return text_ ? *text_ : kEmpty; }
+  operator const std::string&() const { return str(); }
+  bool empty() const { return str().empty(); }
+  friend bool operator==(const StoredText& a, const StoredText& b) { return a.text_ == b.text_ || a.str() == b.str(); }
+  friend bool operator==(const StoredText& a, std::string_view b) { return a.str() == b; }
+
+ private:
+  friend class Resolver;
+  explicit StoredText(const std::string* text) : text_(text) {}
+  static inline const std::string kEmpty;
+  const std::string* text_ = nullptr;
+};
+
 /// What an expression may evaluate to.
 struct Value {
   enum class Kind { module, class_, function, instance, external, super_ };
   Kind kind = Kind::external;
   int id = -1;       ///< global scope id (class, function, instance's class, super's class) or module index
-  std::string text;  ///< module: dotted name; external: dotted name outside the repository
+  StoredText text;   ///< module: dotted name; external: dotted name outside the repository
   bool exact = true; ///< instance/class: the exact type is known (constructed here, not `self`)
   int receiver = -1; ///< a method found through a non-exact receiver: that receiver's class
   /// A function read by its name where repository decorators rebound that name to a wrapper: a
@@ -90,6 +108,8 @@ class Resolver {
   bool star_exports(int module, const std::string& name) const;
   /// A number per distinct text (memo keys, the linker's edge keys): integers to hash, not strings.
   std::uint32_t intern(std::string_view text);
+  /// The text kept once for as long as the resolver lives (Value::text).
+  StoredText stored(std::string_view text) const;
   /// Bindings of a name in a scope, through the per-scope sorted index.
   std::vector<const NameBinding*> bindings_named(int global_scope, std::string_view name) const;
 
@@ -221,7 +241,8 @@ class Resolver {
     using is_transparent = void;
     std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
   };
-  std::unordered_map<std::string, std::uint32_t, TextHash, std::equal_to<>> texts_;
+  /// Interned texts (intern, stored); module_value, a const query, stores a module name.
+  mutable std::unordered_map<std::string, std::uint32_t, TextHash, std::equal_to<>> texts_;
   /// The memo, and the one way into it: an answer from the memo, or computed by `compute`. A
   /// question met again while it is being answered (a cycle) gets what it has so far; an answer that
   /// leaned on such a question still open above it is provisional (dropped when that one is
