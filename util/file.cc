@@ -20,10 +20,17 @@ Status write_file_atomically(const std::filesystem::path& path, const std::funct
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     if (!out) return Error{"cannot write file", temporary.string()};
-    write(out);
+    std::error_code ignored;
+    try {
+      write(out);
+    } catch (...) {
+      out.close();
+      std::filesystem::remove(temporary, ignored);
+      throw;
+    }
     out.flush();
     if (!out) {
-      std::error_code ignored;
+      out.close();
       std::filesystem::remove(temporary, ignored);
       return Error{"write error", temporary.string()};
     }

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
 #include <unistd.h>
 
@@ -41,6 +42,18 @@ TEST_F(AtomicFiles, AFailedStreamKeepsTheOldFileAndRemovesItsTemporary) {
   });
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.error().to_string().find("plan.json.tmp"), std::string::npos) << status.error().to_string();
+  EXPECT_EQ(*read_file(path), "old\n");
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "plan.json.tmp"));
+}
+
+TEST_F(AtomicFiles, AWriterThatThrowsLeavesNoTemporaryAndTheOldFile) {
+  auto path = dir_ / "plan.json";
+  ASSERT_TRUE(write_file_atomically(path, "old\n").ok());
+  EXPECT_THROW((void)write_file_atomically(path, [](std::ostream& out) {
+                 out << "half";
+                 throw std::runtime_error("entry failed");
+               }),
+               std::runtime_error);
   EXPECT_EQ(*read_file(path), "old\n");
   EXPECT_FALSE(std::filesystem::exists(dir_ / "plan.json.tmp"));
 }
