@@ -58,6 +58,9 @@ struct Symbol {
   /// Python: hash of its docstrings, which are data only where code reads them. A C/C++ file's own
   /// symbol: hash of its file-level tokens but the `#include` lines, which tells an include-only change.
   std::uint64_t doc_hash = 0;
+  /// Python classes: hash of the names of their annotated fields in order, which shape a generated
+  /// __init__ (dataclasses, pydantic, attrs); body_hash covers the rest of the class's own tokens.
+  std::uint64_t fields_hash = 0;
 };
 
 /// A reference from one symbol to another at a call site.

@@ -37,10 +37,12 @@ json knob_json(const WorkloadKnob& k) {
 
 json to_json(const FileFacts& facts) {
   json symbols = json::array();
-  for (const auto& s : facts.symbols)
+  for (const auto& s : facts.symbols) {
     symbols.push_back({{"id", s.id}, {"language", to_string(s.language)},
                        {"kind", to_string(s.kind)}, {"name", s.qualified_name}, {"file", s.file},
                        {"first", s.first_line}, {"last", s.last_line}, {"hash", s.body_hash}, {"doc", s.doc_hash}});
+    if (s.fields_hash != 0) symbols.back()["fields"] = s.fields_hash;
+  }
   json edges = json::array();
   for (const auto& e : facts.edges)
     edges.push_back({{"from", e.from}, {"to", e.to}, {"kind", to_string(e.kind)},
@@ -85,7 +87,8 @@ util::Result<FileFacts> file_facts_from_json(const json& j) {
     for (const auto& s : j.at("symbols"))
       f.symbols.push_back({s.at("id"), enum_from(s.at("language").get<std::string>(), kLanguages),
                            enum_from(s.at("kind").get<std::string>(), kSymbolKinds), s.at("name"),
-                           s.at("file"), s.at("first"), s.at("last"), s.at("hash"), s.value("doc", std::uint64_t{0})});
+                           s.at("file"), s.at("first"), s.at("last"), s.at("hash"), s.value("doc", std::uint64_t{0}),
+                           s.value("fields", std::uint64_t{0})});
     for (const auto& e : j.at("edges"))
       f.edges.push_back({e.at("from"), e.at("to"),
                          enum_from(e.at("kind").get<std::string>(), kEdgeKinds), e.at("file"),

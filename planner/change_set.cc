@@ -183,7 +183,6 @@ class Builder {
     std::set<std::string> touched_head, touched_base;
     module_lines_.clear();
     shared_lines_.clear();
-    own_code_touched_.clear();
     index_imports(head);
     SymbolLines head_lines(head), base_lines(base);
     head_side_ = true;
@@ -207,7 +206,7 @@ class Builder {
         continue;
       }
       if (h && b) {
-        if (h->body_hash == b->body_hash) {
+        if (h->body_hash == b->body_hash && h->fields_hash == b->fields_hash) {
           if (python && h->doc_hash != b->doc_hash) out_.docstrings.push_back(changed_symbol(*h, SymbolChange::changed));
           ++unchanged;
           continue;
@@ -232,13 +231,14 @@ class Builder {
         if (b->kind == SymbolKind::declaration) record_declared_function(file, *b);
       }
     }
-    // A class whose own code changed (decorators, bases, metaclass, class-level statements) may
-    // change what its fields mean: their readers count too. Where only its fields changed, the
-    // fields before the first one added, removed or edited keep their place in a generated
-    // __init__ and their meaning, so only those from there on count.
+    // A class whose own code changed (decorators, bases, metaclass, class-level statements; not
+    // its docstrings, nor its fields' docstrings) may change what its fields mean: their readers
+    // count too. Where only its fields changed, the fields before the first one added, removed or
+    // edited keep their place in a generated __init__ and their meaning, so only those from there
+    // on count.
     std::set<std::string> recorded(file.symbols.begin(), file.symbols.end());
     for (const auto& [h, b] : changed_classes) {
-      std::size_t kept = own_code_touched_.count(h->id) || own_code_touched_.count(b->id)
+      std::size_t kept = h->body_hash != b->body_hash
                              ? 0
                              : unchanged_leading_fields(*h, *b, head_lines, base_lines, touched_head, touched_base);
       auto fields = fields_of(*h, head_lines);
@@ -449,8 +449,6 @@ class Builder {
                               [&](const Symbol* s) { return line == s->first_line || line == s->last_line; });
       if (edge && !is_trivial_line(text, false)) shared_lines_.push_back({line, text, head_side_});
     }
-    if (symbols.front()->kind == SymbolKind::class_ && !is_trivial_line(text, python))
-      own_code_touched_.insert(symbols.front()->id);
     for (const Symbol* s : symbols) {
       touched.insert(s->id);
       // A class's fields shape its generated __init__: the class compares its own hash too.
@@ -482,7 +480,6 @@ class Builder {
   }
 
   ChangeSet& out_;
-  std::set<std::string> own_code_touched_;  ///< classes with a changed code line of their own (not a method's or a field's)
   std::unordered_set<std::string> import_sources_;  ///< symbols of the current file with an import edge
   std::string head_module_;                         ///< the current file's module symbol
   std::unordered_map<std::string, std::uint64_t> hashes_;  ///< body hashes of added (head) and deleted (base) symbols

@@ -15,6 +15,13 @@ frontend::Symbol sym(const std::string& name, SymbolKind kind, int first, int la
   return {"py:" + name, frontend::Language::python, kind, name, "pkg/mod.py", first, last, hash};
 }
 
+/// A class symbol with its own code's hash and its annotated fields' order (Symbol::fields_hash).
+frontend::Symbol class_sym(const std::string& name, int first, int last, std::uint64_t own, std::uint64_t fields) {
+  auto s = sym(name, SymbolKind::class_, first, last, own);
+  s.fields_hash = fields;
+  return s;
+}
+
 FileFacts facts(std::vector<frontend::Symbol> symbols) {
   FileFacts f;
   f.path = "pkg/mod.py";
@@ -143,21 +150,21 @@ TEST(ChangeSet, RemovingADuplicateBindingIsNoChange) {
 }
 
 TEST(ChangeSet, ClassFieldChangeComparesTheClassToo) {
-  // A field default: only the variable. A field added: the class's own hash (field order) changed.
-  auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.C", SymbolKind::class_, 3, 10, 5),
+  // A field default: only the variable. A field added: the class's field order (its generated __init__) changed.
+  auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), class_sym("pkg.mod.C", 3, 10, 5, 50),
                      sym("pkg.mod.C.x=", SymbolKind::variable, 4, 4, 6)});
-  auto head_default = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.C", SymbolKind::class_, 3, 10, 5),
+  auto head_default = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), class_sym("pkg.mod.C", 3, 10, 5, 50),
                              sym("pkg.mod.C.x=", SymbolKind::variable, 4, 4, 7)});
   auto c = run({modified({4}, {"    x: int = 1"}, {4}, {"    x: int = 2"})}, &base, &head_default);
   ASSERT_EQ(c.symbols.size(), 1u);
   EXPECT_EQ(c.symbols[0].id, "py:pkg.mod.C.x=");
-  auto head_added = facts({sym("pkg.mod", SymbolKind::module, 1, 21, 1), sym("pkg.mod.C", SymbolKind::class_, 3, 11, 8),
+  auto head_added = facts({sym("pkg.mod", SymbolKind::module, 1, 21, 1), class_sym("pkg.mod.C", 3, 11, 5, 51),
                            sym("pkg.mod.C.w=", SymbolKind::variable, 4, 4, 9),
                            sym("pkg.mod.C.x=", SymbolKind::variable, 5, 5, 6)});
   auto added = run({modified({}, {}, {4}, {"    w: int = 0"})}, &base, &head_added);
   std::map<std::string, SymbolChange> got;
   for (const auto& s : added.symbols) got[s.id] = s.change;
-  // The class's own code changed: every field of it counts, the new one as added.
+  // Added before x: x's place in the generated __init__ changed, so every field counts, the new one as added.
   EXPECT_EQ(got.size(), 3u);
   EXPECT_EQ(got["py:pkg.mod.C.w="], SymbolChange::added);
   EXPECT_EQ(got["py:pkg.mod.C"], SymbolChange::changed);
@@ -167,9 +174,9 @@ TEST(ChangeSet, ClassFieldChangeComparesTheClassToo) {
 TEST(ChangeSet, AFieldAddedAfterTheOthersLeavesThemAlone) {
   // @dataclass class C: x: int = 1 / y: int = 2, and z appended (DeepSpeed 711bd11ecc's IPGBucket.copy_streams):
   // x and y keep their place in the generated __init__ and their meaning; the class (its constructor) and z count.
-  auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), sym("pkg.mod.C", SymbolKind::class_, 3, 10, 5),
+  auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 20, 1), class_sym("pkg.mod.C", 3, 10, 5, 50),
                      sym("pkg.mod.C.x=", SymbolKind::variable, 5, 5, 6), sym("pkg.mod.C.y=", SymbolKind::variable, 6, 6, 7)});
-  auto head = facts({sym("pkg.mod", SymbolKind::module, 1, 21, 1), sym("pkg.mod.C", SymbolKind::class_, 3, 11, 8),
+  auto head = facts({sym("pkg.mod", SymbolKind::module, 1, 21, 1), class_sym("pkg.mod.C", 3, 11, 5, 51),
                      sym("pkg.mod.C.x=", SymbolKind::variable, 5, 5, 6), sym("pkg.mod.C.y=", SymbolKind::variable, 6, 6, 7),
                      sym("pkg.mod.C.z=", SymbolKind::variable, 7, 7, 9)});
   auto appended = run({modified({}, {}, {7}, {"    z: set = field(default_factory=set)"})}, &base, &head);
@@ -178,9 +185,11 @@ TEST(ChangeSet, AFieldAddedAfterTheOthersLeavesThemAlone) {
   EXPECT_EQ(got["py:pkg.mod.C"], SymbolChange::changed);
   EXPECT_EQ(got["py:pkg.mod.C.z="], SymbolChange::added);
 
-  // The same with a code line of the class's own changed too (its decorator): every field counts.
+  // The same with a code line of the class's own changed too (its decorator: its own hash): every field counts.
+  auto frozen = head;
+  frozen.symbols[1].body_hash = 8;
   auto decorated = run({modified({3}, {"@dataclass"}, {3, 7}, {"@dataclass(frozen=True)", "    z: set = field(default_factory=set)"})},
-                       &base, &head);
+                       &base, &frozen);
   got = changes_by_id(decorated);
   EXPECT_EQ(got.size(), 4u);
   EXPECT_EQ(got["py:pkg.mod.C.x="], SymbolChange::changed);
@@ -191,7 +200,7 @@ TEST(ChangeSet, AFieldAddedAfterTheOthersLeavesThemAlone) {
   EXPECT_EQ(commented.symbols.size(), 2u);
 
   // Inserted between x and y: y's place changed (a positional C(1, 2) now sets z), x's did not.
-  auto between = facts({sym("pkg.mod", SymbolKind::module, 1, 21, 1), sym("pkg.mod.C", SymbolKind::class_, 3, 11, 8),
+  auto between = facts({sym("pkg.mod", SymbolKind::module, 1, 21, 1), class_sym("pkg.mod.C", 3, 11, 5, 52),
                         sym("pkg.mod.C.x=", SymbolKind::variable, 5, 5, 6), sym("pkg.mod.C.z=", SymbolKind::variable, 6, 6, 9),
                         sym("pkg.mod.C.y=", SymbolKind::variable, 7, 7, 7)});
   auto inserted = run({modified({}, {}, {6}, {"    z: set = field(default_factory=set)"})}, &base, &between);
@@ -199,6 +208,36 @@ TEST(ChangeSet, AFieldAddedAfterTheOthersLeavesThemAlone) {
   EXPECT_EQ(got.size(), 3u);
   EXPECT_EQ(got["py:pkg.mod.C.y="], SymbolChange::changed);
   EXPECT_FALSE(got.count("py:pkg.mod.C.x="));
+}
+
+TEST(ChangeSet, AFieldAddedWithItsDocstringLeavesTheFieldsBeforeIt) {
+  // Megatron-LM d98e8a64dd: TransformerConfig gains `batch_invariant_backend: Literal[...] = "te_native"`
+  // and its attribute docstring between two fields. The docstring's lines belong to the class, not to a
+  // field, but they are no code of the class's own (its own hash leaves docstrings out): the fields
+  // before the new one keep their place and meaning; the class and the fields after it count.
+  auto base = facts({sym("pkg.mod", SymbolKind::module, 1, 30, 1), class_sym("pkg.mod.C", 3, 20, 5, 50),
+                     sym("pkg.mod.C.x=", SymbolKind::variable, 5, 5, 6), sym("pkg.mod.C.y=", SymbolKind::variable, 7, 7, 7),
+                     sym("pkg.mod.C.w=", SymbolKind::variable, 9, 9, 8)});
+  auto head = facts({sym("pkg.mod", SymbolKind::module, 1, 34, 1), class_sym("pkg.mod.C", 3, 24, 5, 51),
+                     sym("pkg.mod.C.x=", SymbolKind::variable, 5, 5, 6), sym("pkg.mod.C.y=", SymbolKind::variable, 7, 7, 7),
+                     sym("pkg.mod.C.z=", SymbolKind::variable, 9, 9, 9), sym("pkg.mod.C.w=", SymbolKind::variable, 13, 13, 8)});
+  auto got = changes_by_id(run({modified({}, {}, {9, 10, 11, 12},
+                                         {"    z: str = \"te_native\"", "    \"\"\"Which backend to use when", "    enabled.\"\"\"", ""})},
+                               &base, &head));
+  EXPECT_EQ(got.size(), 3u);
+  EXPECT_EQ(got["py:pkg.mod.C"], SymbolChange::changed);
+  EXPECT_EQ(got["py:pkg.mod.C.z="], SymbolChange::added);
+  EXPECT_EQ(got["py:pkg.mod.C.w="], SymbolChange::changed);
+  EXPECT_FALSE(got.count("py:pkg.mod.C.x=") || got.count("py:pkg.mod.C.y="));
+
+  // A field's docstring edited alone: the class's own code and fields are the same, nothing changed
+  // but the class's docstrings (data only where code reads them).
+  auto edited = head;
+  edited.symbols[1].doc_hash = 77;
+  auto docs = run({modified({11}, {"    enabled.\"\"\""}, {11}, {"    enabled (default).\"\"\""})}, &head, &edited);
+  EXPECT_TRUE(docs.symbols.empty());
+  ASSERT_EQ(docs.docstrings.size(), 1u);
+  EXPECT_EQ(docs.docstrings[0].id, "py:pkg.mod.C");
 }
 
 TEST(ChangeSet, AddedDeletedAndRenamedSymbols) {

@@ -14,7 +14,7 @@ using util::ByteReader;
 using util::ByteWriter;
 
 /// The record's first bytes: a record of another layout is a cache miss, never a misread.
-constexpr std::string_view kFormat = "fastci-python-module/9";
+constexpr std::string_view kFormat = "fastci-python-module/10";
 
 /// An enum written as its number, read back only where it names a value.
 template <typename Enum>
@@ -129,6 +129,7 @@ void put_facts(ByteWriter& w, const FileFacts& f, StringTable* table = nullptr) 
     w.i64(s.last_line);
     w.u64(s.body_hash);
     w.u64(s.doc_hash);
+    w.u64(s.fields_hash);
   }
   w.u64(f.edges.size());
   for (const auto& e : f.edges) {
@@ -190,6 +191,7 @@ FileFacts facts_from(ByteReader& r, const std::vector<std::string>* table = null
     s.last_line = r.i32();
     s.body_hash = r.u64();
     s.doc_hash = r.u64();
+    s.fields_hash = r.u64();
   }
   f.edges.resize(r.count());
   for (auto& e : f.edges) {
@@ -485,7 +487,7 @@ util::Result<ModuleRecord> deserialize(std::string_view bytes) {
 
 // The linked form is written once per tree and read by every later analysis of the same tree, so
 // its layout has its own format tag: a record layout change does not have to invalidate it.
-constexpr std::string_view kLinkedFormat = "fastci-python-linked/3";
+constexpr std::string_view kLinkedFormat = "fastci-python-linked/4";
 
 ConstantReads constant_reads(const std::vector<ModuleRecord>& records) {
   ConstantReads out;

@@ -68,6 +68,11 @@ TEST(ModuleVariables, OwnHashesIgnoreDocstringsDefinitionsAndVariables) {
     const Symbol* s = find_symbol(record, id);
     return s ? s->body_hash : 0;
   };
+  auto fields_of = [](const std::string& source, const std::string& id) {
+    auto record = parse_module("pkg/m.py", source);
+    const Symbol* s = find_symbol(record, id);
+    return s ? s->fields_hash : 0;
+  };
   std::string base = "\"\"\"Doc.\"\"\"\nLIMIT = 4\n\nclass C:\n    \"\"\"Doc.\"\"\"\n    x: int = 1\n    def f(self):\n        return 1\n";
   std::string docs = "\"\"\"Other doc.\"\"\"\nLIMIT = 4\n\nclass C:\n    \"\"\"Another.\"\"\"\n    x: int = 1\n    def f(self):\n        return 1\n";
   std::string value = "\"\"\"Doc.\"\"\"\nLIMIT = 5\n\nclass C:\n    \"\"\"Doc.\"\"\"\n    x: int = 2\n    def f(self):\n        return 2\n";
@@ -78,9 +83,24 @@ TEST(ModuleVariables, OwnHashesIgnoreDocstringsDefinitionsAndVariables) {
   EXPECT_EQ(hash_of(base, "py:pkg.m"), hash_of(value, "py:pkg.m"));
   EXPECT_EQ(hash_of(base, "py:pkg.m.C"), hash_of(value, "py:pkg.m.C"));
   EXPECT_NE(hash_of(base, "py:pkg.m.LIMIT="), hash_of(value, "py:pkg.m.LIMIT="));
-  // A new annotated field changes the class (its generated __init__); a side effect the module.
-  EXPECT_NE(hash_of(base, "py:pkg.m.C"), hash_of(field, "py:pkg.m.C"));
+  // A new annotated field changes the class's fields (its generated __init__), not its own code; a
+  // side effect the module.
+  EXPECT_EQ(hash_of(base, "py:pkg.m.C"), hash_of(field, "py:pkg.m.C"));
+  EXPECT_NE(fields_of(base, "py:pkg.m.C"), fields_of(field, "py:pkg.m.C"));
+  EXPECT_EQ(fields_of(base, "py:pkg.m.C"), fields_of(value, "py:pkg.m.C"));
   EXPECT_NE(hash_of(base, "py:pkg.m"), hash_of(effect, "py:pkg.m"));
+  // With its attribute docstring (Megatron-LM's config fields): still the fields only; the docstring
+  // is the class's docstrings'. A class attribute without annotation is no __init__ parameter.
+  std::string documented = "\"\"\"Doc.\"\"\"\nLIMIT = 4\n\nclass C:\n    \"\"\"Doc.\"\"\"\n    x: int = 1\n    w: int = 0\n"
+                           "    \"\"\"What w is.\"\"\"\n    def f(self):\n        return 1\n";
+  std::string attribute = "\"\"\"Doc.\"\"\"\nLIMIT = 4\n\nclass C:\n    \"\"\"Doc.\"\"\"\n    K = 3\n    x: int = 1\n    def f(self):\n        return 1\n";
+  EXPECT_EQ(hash_of(base, "py:pkg.m.C"), hash_of(documented, "py:pkg.m.C"));
+  EXPECT_NE(fields_of(base, "py:pkg.m.C"), fields_of(documented, "py:pkg.m.C"));
+  EXPECT_EQ(hash_of(base, "py:pkg.m.C"), hash_of(attribute, "py:pkg.m.C"));
+  EXPECT_EQ(fields_of(base, "py:pkg.m.C"), fields_of(attribute, "py:pkg.m.C"));
+  // Own code of the class (a base, a class-level call) changes its own hash.
+  std::string based = "\"\"\"Doc.\"\"\"\nLIMIT = 4\n\nclass C(B):\n    \"\"\"Doc.\"\"\"\n    x: int = 1\n    def f(self):\n        return 1\n";
+  EXPECT_NE(hash_of(base, "py:pkg.m.C"), hash_of(based, "py:pkg.m.C"));
 }
 
 TEST(ModuleVariables, ScriptMainBlockIsNotImportTimeCode) {

@@ -77,7 +77,7 @@ std::string without_positions(ModuleRecord record, const ConstantReads* reads) {
   record.facts.content_hash.clear();
   if (!record.scopes.empty()) record.scopes[0].line = 0;
   for (auto& s : record.facts.symbols) {
-    s.body_hash = s.doc_hash = 0;
+    s.body_hash = s.doc_hash = s.fields_hash = 0;
     s.first_line = s.last_line = 0;
   }
   each_line(record, [](int& line) { line = 0; });
@@ -150,6 +150,7 @@ bool move_linked_lines(LinkedTree& tree, const ModuleRecord& after, const LineMa
     symbol.last_line = now.last_line;
     symbol.body_hash = now.body_hash;
     symbol.doc_hash = now.doc_hash;
+    symbol.fields_hash = now.fields_hash;
   }
   own->content_hash = after.facts.content_hash;
   own->launches = after.facts.launches;

@@ -196,16 +196,11 @@ class ModuleParser {
   }
 
   /// A module's or class's own tokens: everything but its definitions and its variables'
-  /// statements, which are symbols of their own. A class adds the order of its annotated fields,
-  /// which shapes a generated __init__ (dataclasses, pydantic, attrs).
+  /// statements, which are symbols of their own (nor docstrings, which tokens_ leaves out).
   std::uint64_t own_hash(std::size_t index, TSNode node) {
     std::vector<std::pair<uint32_t, uint32_t>> excluded;
     for (int i : children_[index]) excluded.emplace_back(ts_node_start_byte(ranges_[i]), ts_node_end_byte(ranges_[i]));
-    std::string fields;
-    for (int v : scope_variables_[static_cast<int>(index)]) {
-      excluded.push_back(variable_ranges_[v]);
-      if (variable_annotated_[v]) fields += record_.variables[v].name + ",";
-    }
+    for (int v : scope_variables_[static_cast<int>(index)]) excluded.push_back(variable_ranges_[v]);
     std::sort(excluded.begin(), excluded.end());
     uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
     auto it = std::lower_bound(tokens_.begin(), tokens_.end(), std::make_pair(start, uint32_t{0}));
@@ -217,8 +212,17 @@ class ModuleParser {
       buffer_.append(source_.substr(it->first, it->second - it->first));
       buffer_ += '\x1f';
     }
-    buffer_ += fields;
     return util::hash64(buffer_);
+  }
+
+  /// A class's annotated fields in order: the parameters of a generated __init__. Kept apart from
+  /// its own code, so that a field added or a field's docstring edited is not a change of the code
+  /// every field's meaning hangs on (planner/change_set.cc).
+  std::uint64_t fields_hash(std::size_t index) {
+    std::string fields;
+    for (int v : scope_variables_[static_cast<int>(index)])
+      if (variable_annotated_[v]) fields += record_.variables[v].name + ",";
+    return fields.empty() ? 0 : util::hash64(fields);
   }
 
   /// A definition's own docstrings (not those of nested definitions, which have their own).
@@ -357,6 +361,7 @@ class ModuleParser {
     }
     symbol.body_hash = scope.kind == Scope::Kind::function ? body_hash(node) : own_hash(index, node);
     symbol.doc_hash = doc_hash(index, node);
+    if (scope.kind == Scope::Kind::class_) symbol.fields_hash = fields_hash(index);
     if (scope.kind == Scope::Kind::module) symbol.kind = SymbolKind::module;
     else if (scope.kind == Scope::Kind::class_) symbol.kind = SymbolKind::class_;
     else if (record_.scopes[scope.parent].kind == Scope::Kind::class_) symbol.kind = SymbolKind::method;
