@@ -903,6 +903,28 @@ def path_alias(path):
     return path
 
 
+def unstable_tests(real_entries):
+    """Tests that fail (or error) at some recorded real commits and pass at others."""
+    failed, passed = set(), set()
+    for entry in real_entries:
+        for r in entry["results"]:
+            if r["outcome"] in ("failed", "error"):
+                failed.add(r["id"])
+            elif r["outcome"] in ("passed", "xfailed"):
+                passed.add(r["id"])
+    return failed & passed
+
+
+def drop_unstable_killers(mutant, unstable):
+    """Moves a mutant's killers that are unstable tests to its "unstable_failures"; True if any moved."""
+    moved = [k for k in mutant.get("killed_by", []) if k in unstable]
+    if not moved:
+        return False
+    mutant["killed_by"] = [k for k in mutant["killed_by"] if k not in unstable]
+    mutant["unstable_failures"] = sorted(set(mutant.get("unstable_failures", [])) | set(moved))
+    return True
+
+
 def choose_mutants(cands, k, rng, unexecuted=False):
     """Candidates in the order to try them: C++ first, each group shuffled; only lines the start evidence
     saw executed unless `unexecuted` (then those first, the others where a commit has none)."""
@@ -1196,6 +1218,15 @@ def main():
     if args.phase in ("all", "mutants") and args.mutants_per_commit > 0:
         built_cpp = built_cpp_files(args, repo)
         mutants = [e for e in history["commits"] if e.get("kind") == "mutant"]
+        # A test that fails at some real commits of the range and passes at others (flaky, or broken
+        # for a while) failing on a mutant says nothing of the mutant: it kills nothing. Applied to the
+        # mutants recorded before this rule too.
+        unstable = unstable_tests(done.values())
+        for m in mutants:
+            if drop_unstable_killers(m, unstable):
+                log("mutant %d: %s no longer counted as killing it (fails at real commits too)" %
+                    (m["mutant_id"], ", ".join(m["unstable_failures"])))
+                save()
         next_id = max([m["mutant_id"] for m in mutants] + [0]) + 1
         # commits whose changed code the start evidence saw executed (or that change compiled C++) first,
         # so that a short time budget still yields informative mutants; each keeps its range order
@@ -1267,6 +1298,8 @@ def main():
                     continue
                 ran_ids = sorted(r["id"] for r in results)
                 killed = [r["id"] for r in results if r["outcome"] in ("failed", "error") and r["id"] in passed_real]
+                unstable_failures = [k for k in killed if k in unstable]
+                killed = [k for k in killed if k not in unstable]
                 if only is not None:  # the tests not run keep the real commit's results
                     results = merge_with_real(results, real["results"])
                 mutation = {k: cand[k] for k in ("file", "line", "operator", "original", "replacement", "lang")}
@@ -1276,6 +1309,7 @@ def main():
                 rec = {"kind": "mutant", "commit": sha, "base": entry["base"], "mutant_of": entry["commit"],
                        "mutant_id": number, "branch": "mutant/%d" % number, "subject": entry["subject"],
                        "mutation": mutation, "killed_by": killed, "results": results,
+                       "unstable_failures": unstable_failures,
                        "wall_seconds": round(time.time() - t0, 1), "counts": counts(results), "machine": machine}
                 if only is not None:
                     rec["tests_run"] = {"rule": "covering", "ran": len(ran_ids), "ran_tests": ran_ids,
