@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <optional>
 
@@ -20,12 +21,16 @@ namespace {
 
 using namespace fastci;
 
-int write_or_complain(const std::filesystem::path& path, const std::string& text) {
-  if (auto status = util::write_file_atomically(path, text); !status) {
+int write_or_complain(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write) {
+  if (auto status = util::write_file_atomically(path, write); !status) {
     std::cerr << "fastci-analyze: " << status.error().to_string() << "\n";
     return util::kInputError;
   }
   return util::kSuccess;
+}
+
+int write_or_complain(const std::filesystem::path& path, const std::string& text) {
+  return write_or_complain(path, [&text](std::ostream& out) { out.write(text.data(), static_cast<std::streamsize>(text.size())); });
 }
 
 /// Where each optional output goes.
@@ -47,11 +52,8 @@ int run(const planner::AnalyzeOptions& options, const Outputs& outputs, bool qui
     return util::kInputError;
   }
   // Streamed: the text of a plan of thousands of tests is tens of megabytes.
-  if (auto status = util::write_file_atomically(out, [&](std::ostream& o) { planner::write_plan_json(*plan, o); });
-      !status) {
-    std::cerr << "fastci-analyze: " << status.error().to_string() << "\n";
-    return util::kInputError;
-  }
+  if (int rc = write_or_complain(out, [&](std::ostream& o) { planner::write_plan_json(*plan, o); }); rc != util::kSuccess)
+    return rc;
   if (!report.empty())
     if (int rc = write_or_complain(report, planner::render_markdown_report(*plan)); rc != util::kSuccess)
       return rc;

@@ -163,8 +163,6 @@ std::string serialize(const ModuleRecord& record);
 /// Reads what serialize wrote; fails with a message on anything else.
 util::Result<ModuleRecord> deserialize(std::string_view bytes);
 
-/// The linked facts of a whole tree's Python files and the native extensions they declare: what a
-/// tree analysed before needs instead of its records and a link (callgraph::index_repository).
 /// See LinkedTree::constant_reads. Unknown (a tree cached before it was recorded): everything.
 struct ConstantReads {
   bool known = false;
@@ -172,6 +170,8 @@ struct ConstantReads {
   bool call_arguments = true;
 };
 
+/// The linked facts of a whole tree's Python files and the native extensions they declare: what a
+/// tree analysed before needs instead of its records and a link (callgraph::index_repository).
 struct LinkedTree {
   RepositoryFacts facts;
   std::vector<ExtensionModule> extensions;

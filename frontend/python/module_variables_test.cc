@@ -63,16 +63,13 @@ TEST(ModuleVariables, AssignmentsImportsAndFieldsAreVariablesWithTheirStatementL
 }
 
 TEST(ModuleVariables, OwnHashesIgnoreDocstringsDefinitionsAndVariables) {
-  auto hash_of = [](const std::string& source, const std::string& id) {
+  auto symbol_of = [](const std::string& source, const std::string& id) {
     auto record = parse_module("pkg/m.py", source);
     const Symbol* s = find_symbol(record, id);
-    return s ? s->body_hash : 0;
+    return s ? *s : Symbol{};
   };
-  auto fields_of = [](const std::string& source, const std::string& id) {
-    auto record = parse_module("pkg/m.py", source);
-    const Symbol* s = find_symbol(record, id);
-    return s ? s->fields_hash : 0;
-  };
+  auto hash_of = [&](const std::string& source, const std::string& id) { return symbol_of(source, id).body_hash; };
+  auto fields_of = [&](const std::string& source, const std::string& id) { return symbol_of(source, id).fields_hash; };
   std::string base = "\"\"\"Doc.\"\"\"\nLIMIT = 4\n\nclass C:\n    \"\"\"Doc.\"\"\"\n    x: int = 1\n    def f(self):\n        return 1\n";
   std::string docs = "\"\"\"Other doc.\"\"\"\nLIMIT = 4\n\nclass C:\n    \"\"\"Another.\"\"\"\n    x: int = 1\n    def f(self):\n        return 1\n";
   std::string value = "\"\"\"Doc.\"\"\"\nLIMIT = 5\n\nclass C:\n    \"\"\"Doc.\"\"\"\n    x: int = 2\n    def f(self):\n        return 2\n";

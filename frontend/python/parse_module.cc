@@ -218,9 +218,11 @@ class ModuleParser {
   /// A class's annotated fields in order: the parameters of a generated __init__. Kept apart from
   /// its own code, so that a field added or a field's docstring edited is not a change of the code
   /// every field's meaning hangs on (planner/change_set.cc).
-  std::uint64_t fields_hash(std::size_t index) {
+  std::uint64_t fields_hash(std::size_t index) const {
+    auto variables = scope_variables_.find(static_cast<int>(index));
+    if (variables == scope_variables_.end()) return 0;
     std::string fields;
-    for (int v : scope_variables_[static_cast<int>(index)])
+    for (int v : variables->second)
       if (variable_annotated_[v]) fields += record_.variables[v].name + ",";
     return fields.empty() ? 0 : util::hash64(fields);
   }
