@@ -925,6 +925,15 @@ def drop_unstable_killers(mutant, unstable):
     return True
 
 
+def mutant_commit_rank(cands, index):
+    """Sort key of a commit in the mutant phase: commits with executed candidates first, then those
+    with a candidate inside an executed function (narrowable: only its covering tests run), then range
+    order."""
+    executed = [c for c in cands if c["executed"]]
+    narrowable = any(c["lang"] == "py" and c.get("function") for c in executed)
+    return (not executed, not narrowable, index)
+
+
 def choose_mutants(cands, k, rng, unexecuted=False):
     """Candidates in the order to try them: C++ first, each group shuffled; only lines the start evidence
     saw executed unless `unexecuted` (then those first, the others where a commit has none)."""
@@ -1229,14 +1238,15 @@ def main():
                 save()
         next_id = max([m["mutant_id"] for m in mutants] + [0]) + 1
         # commits whose changed code the start evidence saw executed (or that change compiled C++) first,
-        # so that a short time budget still yields informative mutants; each keeps its range order
+        # so that a short time budget still yields informative mutants; among those, commits with
+        # mutants in executed functions (which run only their covering tests: minutes, not a quarter
+        # of an hour) before those whose mutants all run the whole subset; each keeps its range order
         cand_cache = {}
         for entry in commits:
             if entry["commit"] in done:
                 cand_cache[entry["commit"]] = mutant_candidates(args, repo, entry, executed_funcs, covered_files,
                                                                 built_cpp)
-        ranked = sorted(range(len(commits)), key=lambda j: (
-            not any(c["executed"] for c in cand_cache.get(commits[j]["commit"], [])), j))
+        ranked = sorted(range(len(commits)), key=lambda j: mutant_commit_rank(cand_cache.get(commits[j]["commit"], []), j))
         for i in ranked:
             entry = commits[i]
             real = done.get(entry["commit"])

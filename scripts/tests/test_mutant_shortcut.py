@@ -134,3 +134,13 @@ def test_a_test_failing_at_some_real_commits_kills_no_mutant():
     assert recorder.drop_unstable_killers(mutant, unstable)
     assert mutant == {"killed_by": [steady], "unstable_failures": [flaky]}
     assert not recorder.drop_unstable_killers(mutant, unstable), "applied once: nothing left to move"
+
+
+def test_commits_with_narrowable_mutants_come_first():
+    cpp = dict(candidate("csrc/adam/cpu_adam_impl.cpp", None, lang="cpp"))
+    module_level = candidate("deepspeed/utils/x.py", None)
+    in_function = candidate("deepspeed/utils/x.py", "f")
+    unexecuted = candidate("deepspeed/utils/x.py", "g", executed=False)
+    commits = {0: [cpp], 1: [unexecuted], 2: [module_level, in_function], 3: [module_level], 4: []}
+    order = sorted(commits, key=lambda j: recorder.mutant_commit_rank(commits[j], j))
+    assert order == [2, 0, 3, 1, 4]
