@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -241,6 +242,73 @@ TEST(Impact, AChangedConstructorIsReachedByTheCallsThatRunItNotByEveryCallOfItsB
                                    "tests/test_base.py::test_both"}));
   // A base constructor stays reached by every subclass's construction, through super().
   EXPECT_EQ(tests_reaching_in_source("py:pkg.base.Module.__init__").size(), 4u);
+}
+
+/// Every test that `source` alone reaches by resolved paths (tests_reaching with it as the only seed).
+std::set<std::string> resolved_tests_of(const CallGraph& graph, const std::string& source) {
+  std::set<std::string> out;
+  for (const auto& hit : tests_reaching(graph, {source}))
+    if (hit.name_matches == 0) out.insert(hit.test_id);
+  return out;
+}
+
+TEST(Impact, EachSourceCountsForEveryTestItReachesAloneNotOnlyItsNearest) {
+  // test_both reaches helper through a -> b -> c, and b and c nearer: all three count for it; the
+  // name match from sync to Work.wait counts for nobody.
+  frontend::FileFacts lib;
+  lib.path = "pkg/work.py";
+  lib.symbols = {symbol("work.Work.wait", SymbolKind::method), symbol("work.helper"), symbol("work.sync"),
+                 symbol("work.a"), symbol("work.b"), symbol("work.c")};
+  lib.edges = {edge("work.sync", "?.wait", EdgeKind::name_match), edge("work.Work.wait", "work.helper"),
+               edge("work.a", "work.b"), edge("work.b", "work.c"), edge("work.c", "work.helper")};
+  lib.edges.push_back({"?.wait", "py:work.Work.wait", EdgeKind::name_match, "pkg/work.py", 0});
+  frontend::FileFacts tests;
+  tests.path = "tests/test_work.py";
+  tests.symbols = {symbol("tests.test_guess", SymbolKind::test), symbol("tests.test_both", SymbolKind::test)};
+  tests.edges = {edge("tests.test_guess", "work.sync"), edge("tests.test_both", "work.sync"),
+                 edge("tests.test_both", "work.a")};
+  tests.tests = {{"tests/test_work.py::test_guess", "py:tests.test_guess", "tests/test_work.py", 1, {}, {}, 0, {}},
+                 {"tests/test_work.py::test_both", "py:tests.test_both", "tests/test_work.py", 5, {}, {}, 0, {}}};
+  auto graph = CallGraph::build({{lib, tests}, {}});
+  std::vector<std::string> sources = {"py:work.helper", "py:nope", "py:work.Work.wait", "py:work.b", "py:work.sync"};
+  auto reach = tests_reached_by_each(graph, sources);
+  std::map<std::string, std::vector<std::uint32_t>> by_test;
+  for (const auto& r : reach) by_test[r.test_id] = r.sources;
+  EXPECT_EQ(by_test["tests/test_work.py::test_both"], (std::vector<std::uint32_t>{0, 3, 4}));
+  EXPECT_EQ(by_test["tests/test_work.py::test_guess"], (std::vector<std::uint32_t>{4}));
+  for (std::uint32_t i = 0; i < sources.size(); ++i) {
+    std::set<std::string> alone;
+    for (const auto& r : reach)
+      if (std::find(r.sources.begin(), r.sources.end(), i) != r.sources.end()) alone.insert(r.test_id);
+    EXPECT_EQ(alone, resolved_tests_of(graph, sources[i])) << sources[i];
+  }
+}
+
+TEST(Impact, ReachSetsHoldAcrossBatchesOfSources) {
+  // 150 functions in a chain f0 <- f1 <- ... <- f149, test_k calling f_k: test_k reaches f0..f_k,
+  // sources of three 64-bit batches.
+  frontend::FileFacts lib;
+  lib.path = "pkg/chain.py";
+  frontend::FileFacts tests;
+  tests.path = "tests/test_chain.py";
+  std::vector<std::string> sources;
+  for (int k = 0; k < 150; ++k) {
+    std::string f = "chain.f" + std::to_string(k), t = "tests.test_" + std::to_string(k);
+    lib.symbols.push_back(symbol(f));
+    if (k > 0) lib.edges.push_back(edge(f, "chain.f" + std::to_string(k - 1)));
+    tests.symbols.push_back(symbol(t, SymbolKind::test));
+    tests.edges.push_back(edge(t, f));
+    tests.tests.push_back({"tests/test_chain.py::test_" + std::to_string(k), "py:" + t, "tests/test_chain.py", k + 1, {}, {}, 0, {}});
+    sources.push_back("py:" + f);
+  }
+  auto graph = CallGraph::build({{lib, tests}, {}});
+  auto reach = tests_reached_by_each(graph, sources);
+  ASSERT_EQ(reach.size(), 150u);
+  for (const auto& r : reach) {
+    int k = std::stoi(r.test_id.substr(r.test_id.rfind('_') + 1));
+    ASSERT_EQ(r.sources.size(), static_cast<std::size_t>(k + 1)) << r.test_id;
+    EXPECT_EQ(r.sources.back(), static_cast<std::uint32_t>(k));
+  }
 }
 
 TEST(Dot, NeighbourhoodNamesTheCenterAndEdgeKinds) {

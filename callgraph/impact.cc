@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <map>
 #include <string_view>
 
 namespace fastci::callgraph {
@@ -86,6 +87,14 @@ bool wrapper_calls_wrapped(const CallGraph& graph, const EdgeInfo& edge, const s
   });
 }
 
+/// Whether selection walks `edge` from its target back to its source; `constructor` and
+/// `decorators` describe the target (see tests_reaching).
+bool followed_backwards(const CallGraph& graph, const EdgeInfo& edge, bool constructor,
+                        const std::vector<std::string_view>& decorators) {
+  if (wrapper_calls_wrapped(graph, edge, decorators)) return false;
+  return !(constructor && edge.kind == frontend::EdgeKind::override_);
+}
+
 }  // namespace
 
 std::vector<ImpactHit> tests_reaching(const CallGraph& graph, const std::vector<std::string>& changed) {
@@ -127,8 +136,7 @@ std::vector<ImpactHit> tests_reaching(const CallGraph& graph, const std::vector<
       const bool constructor = python_constructor(graph.vertex(v).symbol);
       for (const auto& edge : dependents) {
         if (parents[edge.from].seen) continue;
-        if (wrapper_calls_wrapped(graph, edge, decorators)) continue;
-        if (constructor && edge.kind == frontend::EdgeKind::override_) continue;
+        if (!followed_backwards(graph, edge, constructor, decorators)) continue;
         if (edge.kind == frontend::EdgeKind::name_match) {
           if (guess) guessed.emplace_back(v, edge.from);
           continue;
@@ -147,6 +155,57 @@ std::vector<ImpactHit> tests_reaching(const CallGraph& graph, const std::vector<
     guessed.clear();
   }
   return hits;
+}
+
+std::vector<TestReach> tests_reached_by_each(const CallGraph& graph, const std::vector<std::string>& sources) {
+  std::map<VertexId, std::vector<std::uint32_t>> reached;
+  // 64 sources at a time, one bit each: a vertex is visited again only when it gains a bit, so a
+  // batch costs about one walk of what its sources reach, not one per source.
+  std::vector<std::uint64_t> mask(graph.vertex_count());
+  // The dependents each visited vertex is reached back from, found once for every batch and visit.
+  std::vector<std::vector<VertexId>> back(graph.vertex_count());
+  std::vector<char> known(graph.vertex_count(), 0);
+  auto followed_from = [&](VertexId v) -> const std::vector<VertexId>& {
+    if (!known[v]) {
+      known[v] = 1;
+      const bool constructor = python_constructor(graph.vertex(v).symbol);
+      auto decorators = decorators_of(graph, v);
+      for (const auto& edge : graph.dependents(v))
+        if (edge.kind != frontend::EdgeKind::name_match && followed_backwards(graph, edge, constructor, decorators))
+          back[v].push_back(edge.from);
+    }
+    return back[v];
+  };
+  for (std::size_t first = 0; first < sources.size(); first += 64) {
+    std::fill(mask.begin(), mask.end(), 0);
+    std::vector<char> queued(graph.vertex_count(), 0);
+    std::deque<VertexId> queue;
+    const std::size_t last = std::min(sources.size(), first + 64);
+    for (std::size_t i = first; i < last; ++i)
+      if (auto v = graph.find(sources[i])) {
+        mask[*v] |= std::uint64_t{1} << (i - first);
+        if (!queued[*v]) queue.push_back(*v), queued[*v] = 1;
+      }
+    while (!queue.empty()) {
+      VertexId v = queue.front();
+      queue.pop_front();
+      queued[v] = 0;
+      for (VertexId from : followed_from(v)) {
+        if ((mask[from] | mask[v]) == mask[from]) continue;
+        mask[from] |= mask[v];
+        if (!queued[from]) queue.push_back(from), queued[from] = 1;
+      }
+    }
+    for (VertexId v = 0; v < mask.size(); ++v) {
+      if (!mask[v] || !graph.vertex(v).is_test) continue;
+      auto& out = reached[v];
+      for (std::size_t i = first; i < last; ++i)
+        if (mask[v] >> (i - first) & 1) out.push_back(static_cast<std::uint32_t>(i));
+    }
+  }
+  std::vector<TestReach> out;
+  for (auto& [v, indices] : reached) out.push_back({v, graph.vertex(v).symbol.id.substr(5), std::move(indices)});
+  return out;
 }
 
 std::vector<PathStep> dependency_path(const CallGraph& graph, VertexId from, VertexId to) {

@@ -1,6 +1,7 @@
 #pragma once
 /// Impact queries: which tests reach a set of changed symbols, and by which path.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,18 @@ struct ImpactHit {
 /// with one witness path per test: the fewest name matches, then the fewest edges. Phased
 /// multi-source BFS: O(V + E).
 std::vector<ImpactHit> tests_reaching(const CallGraph& graph, const std::vector<std::string>& changed);
+
+/// A test and the sources it reaches.
+struct TestReach {
+  VertexId test;
+  std::string test_id;                   ///< runner id (without the "test:" prefix)
+  std::vector<std::uint32_t> sources;    ///< indices into the sources asked about, ascending
+};
+
+/// For every test reaching any of `sources` by resolved paths (the edges tests_reaching follows but
+/// name matches), each source it reaches, not only the nearest: what explains a selection that one
+/// change alone would have made. In test-vertex order.
+std::vector<TestReach> tests_reached_by_each(const CallGraph& graph, const std::vector<std::string>& sources);
 
 /// The shortest dependency path from `from` to `to`, empty when there is none.
 std::vector<PathStep> dependency_path(const CallGraph& graph, VertexId from, VertexId to);

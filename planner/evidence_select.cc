@@ -289,7 +289,7 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
   for (const auto& c : checked)
     for (const auto& [executed, commit] : c.executed)
       if (auto it = skipped.find(executed.first); it != skipped.end()) {
-        candidates[executed.first] = SelectedTest{it->second.test, {}, -1, {}, {}};
+        candidates[executed.first] = SelectedTest{it->second.test, {}, -1, {}, {}, {}};
         skipped.erase(it);
       }
 
@@ -358,6 +358,7 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
       kept.push_back(std::move(r));
     }
     selected.reasons = std::move(kept);
+    std::erase_if(selected.reaches, [&](std::uint32_t i) { return ruled_out.count(static_selection.path_symbols[i]) > 0; });
     if (selected.reasons.empty()) {
       skipped[id] = {selected.test, "evidence: " + describe(*selected.evidence_run) +
                                         " executed none of the changed symbols its static paths reach"};
@@ -441,6 +442,7 @@ EvidenceSelection refine_with_evidence(const Selection& static_selection, const 
     out.notes.push_back(std::to_string(without_arcs.size()) +
                         " tests ran the change in runs that recorded function entries only (no coverage.py): "
                         "their contexts hold no branches, so they are never pruned for it");
+  out.selection.path_symbols = static_selection.path_symbols;
   for (auto& [id, selected] : candidates)
     if (!skipped.count(id)) out.selection.selected.push_back(std::move(selected));
   for (auto& [id, s] : skipped) out.selection.skipped.push_back(std::move(s));

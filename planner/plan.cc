@@ -29,7 +29,7 @@ std::vector<std::string> entry_command(const PlanEntry& entry) {
 
 std::string Plan::why_every_test() const {
   if (prioritized.ordered.empty() || prioritized.ordered.size() != tests_total()) return {};
-  if (!widened()) return "every test is selected: " + describe_drivers(selection.selected);
+  if (!widened()) return "every test is selected: " + describe_drivers(selection);
   const Widening& first = changes.widenings.front();
   std::string why = first.file + ": " + first.reason;
   if (changes.widenings.size() > 1) why += " (and " + std::to_string(changes.widenings.size() - 1) + " more widenings)";
@@ -41,7 +41,7 @@ std::string Plan::why_most_tests() const {
   // Four in five or more: the plan no longer saves what selection is for, and must say what caused it.
   if (total < kMostTestsAtLeast || chosen * 5 < total * 4 || !why_every_test().empty()) return {};
   return std::to_string(chosen) + " of " + std::to_string(total) + " tests are selected: " +
-         describe_drivers(selection.selected);
+         describe_drivers(selection);
 }
 
 std::vector<std::string> CollectionCheck::command() const {

@@ -184,7 +184,7 @@ std::array<PlanList, 4> plan_lists(const PlanLists& lists) {
 
 json drivers_json(const Plan& plan) {
   json out = json::array();
-  for (const auto& d : selection_drivers(plan.selection.selected))
+  for (const auto& d : selection_drivers(plan.selection))
     out.push_back({{"kind", to_string(d.kind)}, {"changed_symbol", d.changed_symbol}, {"through", d.through},
                    {"tests", d.tests}});
   return out;

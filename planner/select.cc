@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "planner/data_files.h"
 
@@ -56,6 +57,10 @@ class Selector {
 
   void by_paths(const callgraph::CallGraph& graph, const std::vector<std::string>& seeds,
                 const std::string& side) {
+    const auto first = static_cast<std::uint32_t>(path_symbols_.size());
+    path_symbols_.insert(path_symbols_.end(), seeds.begin(), seeds.end());
+    for (auto& reach : callgraph::tests_reached_by_each(graph, seeds))
+      for (auto i : reach.sources) reaches_[reach.test_id].push_back(first + i);
     for (auto& hit : callgraph::tests_reaching(graph, seeds)) {
       const auto& target = graph.vertex(*graph.find(hit.changed_symbol)).symbol;
       std::string what = std::string(seed_label_[hit.changed_symbol]) + " " + target.qualified_name + side;
@@ -132,12 +137,18 @@ class Selector {
 
   Selection result() const {
     Selection out;
+    out.path_symbols = path_symbols_;
     auto importers = files_importing_changes();
     for (std::size_t i = 0; i < input_.tests->size(); ++i) {
       const auto& test = (*input_.tests)[i];
       if (auto it = chosen_.find(i); it != chosen_.end()) {
         SelectedTest s = it->second;
         s.test = test;
+        if (auto r = reaches_.find(test.id); r != reaches_.end()) {
+          s.reaches = r->second;
+          std::sort(s.reaches.begin(), s.reaches.end());
+          s.reaches.erase(std::unique(s.reaches.begin(), s.reaches.end()), s.reaches.end());
+        }
         out.selected.push_back(std::move(s));
       } else if (auto via = importers.find(test.file); via != importers.end()) {
         out.skipped.push_back({test, kImportsWithoutPath + via->second +
@@ -204,6 +215,8 @@ class Selector {
   std::map<std::string, std::size_t> index_;
   std::map<std::size_t, SelectedTest> chosen_;
   std::map<std::string, std::string> seed_label_;
+  std::vector<std::string> path_symbols_;  ///< head seeds, then base seeds
+  std::unordered_map<std::string, std::vector<std::uint32_t>> reaches_;  ///< by test id
 };
 
 }  // namespace

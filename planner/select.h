@@ -1,6 +1,7 @@
 #pragma once
 /// Selection: which tests a change affects, each with every reason it was selected.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct SelectedTest {
   int distance = -1;  ///< shortest call-graph distance to a changed symbol; -1 when not by path
   std::optional<EvidenceRun> evidence_run;  ///< the run whose coverage decided, when one may
   std::string evidence_note;  ///< why no run of the test may narrow, when it has coverage
+  /// Every changed symbol it reaches by resolved call paths, not only its reasons' nearest one
+  /// (indices into Selection::path_symbols): what explains a plan that one change made.
+  std::vector<std::uint32_t> reaches;
 };
 
 /// How the reason of a skipped test that imports changed code without a call path begins.
@@ -49,6 +53,7 @@ struct SkippedTest {
 struct Selection {
   std::vector<SelectedTest> selected;  ///< in discovery order
   std::vector<SkippedTest> skipped;
+  std::vector<std::string> path_symbols;  ///< the changed symbols SelectedTest::reaches indexes
 };
 
 /// Skipped tests whose file imports a module on a call path to a changed symbol with no call path

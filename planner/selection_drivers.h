@@ -19,14 +19,16 @@ struct SelectionDriver {
 };
 
 /// The causes of a selection, most tests first (ties in a fixed order), at most `limit`. Each test
-/// counts once, for its first reason: selection adds a resolved path before a name match, so a test
-/// counted under a name match is one that only name matches select.
-std::vector<SelectionDriver> selection_drivers(const std::vector<SelectedTest>& selected, std::size_t limit = 5);
+/// counts once. A test selected by a resolved path counts for the changed symbol that the most such
+/// tests reach, among those it reaches (then the most of the rest: a greedy cover of
+/// SelectedTest::reaches), others for their first reason: selection adds a resolved path before a
+/// name match, so a test counted under a name match is one that only name matches select.
+std::vector<SelectionDriver> selection_drivers(const Selection& selection, std::size_t limit = 5);
 
 /// One driver in words: "1453 through `.name` in f (file:line), which may reach m.C.name (a name match)".
 std::string describe(const SelectionDriver& driver);
 
 /// The drivers in words, joined by "; ", with how many tests the others account for.
-std::string describe_drivers(const std::vector<SelectedTest>& selected, std::size_t limit = 3);
+std::string describe_drivers(const Selection& selection, std::size_t limit = 3);
 
 }  // namespace fastci::planner

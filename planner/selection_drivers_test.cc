@@ -33,7 +33,7 @@ SelectionReason path_to(const std::string& target) {
 
 /// Selected tests the way DeepSpeed 429e2ad212's plan has them: most only through name matches
 /// into members of a class the commit added, a few by a real path, one by its own file.
-std::vector<SelectedTest> rollout_selection() {
+std::vector<SelectedTest> rollout_tests() {
   std::vector<SelectedTest> out;
   for (int i = 0; i < 6; ++i)
     out.push_back(test_with("tests/unit/a.py::t" + std::to_string(i),
@@ -45,6 +45,14 @@ std::vector<SelectedTest> rollout_selection() {
   out.push_back(test_with("tests/unit/c.py::t", {path_to("deepspeed.utils.static_cache.make"),
                                                  through_name("x.f", "update", "deepspeed.utils.static_cache.DeepSpeedStaticCache.update")}));
   out.push_back(test_with("tests/unit/rollout/test_new.py::t", {{SelectionReason::Kind::own_file, "its own file changed", "", {}}}));
+  return out;
+}
+
+Selection rollout_selection() {
+  Selection out;
+  out.selected = rollout_tests();
+  out.path_symbols = {"py:deepspeed.utils.static_cache.make"};
+  out.selected[9].reaches = {0};
   return out;
 }
 
@@ -62,7 +70,36 @@ TEST(SelectionDrivers, GroupsTestsByTheirFirstReasonAndTheReadANameMatchGoesThro
   EXPECT_EQ(drivers[2].tests, 1u);
   EXPECT_EQ(drivers[3].kind, SelectionReason::Kind::own_file);
   EXPECT_EQ(selection_drivers(rollout_selection(), 2).size(), 2u);
-  EXPECT_TRUE(selection_drivers({}).empty());
+  EXPECT_TRUE(selection_drivers(Selection{}).empty());
+}
+
+/// A config class whose `__post_init__` changed beside two fields: each test's first reason names
+/// the field it reads nearest, but every one of them runs `__post_init__`.
+TEST(SelectionDrivers, TestsSelectedByPathsCountForTheChangedSymbolMostOfThemReach) {
+  Selection selection;
+  selection.path_symbols = {"py:m.Config.a=", "py:m.Config.__post_init__", "py:m.Config.b=", "py:m.other"};
+  auto add = [&](int n, const std::string& first, std::vector<std::uint32_t> reaches) {
+    for (int i = 0; i < n; ++i) {
+      auto t = test_with("tests/t.py::t" + std::to_string(selection.selected.size()), {path_to(first)});
+      t.reaches = reaches;
+      selection.selected.push_back(std::move(t));
+    }
+  };
+  add(5, "m.Config.a=", {0, 1});
+  add(4, "m.Config.b=", {1, 2});
+  add(2, "m.Config.__post_init__", {1});
+  add(3, "m.other", {3});
+  add(1, "m.other", {2, 3});
+  auto drivers = selection_drivers(selection);
+  ASSERT_EQ(drivers.size(), 2u);
+  EXPECT_EQ(drivers[0].changed_symbol, "py:m.Config.__post_init__");
+  EXPECT_EQ(drivers[0].tests, 11u);
+  EXPECT_EQ(drivers[1].changed_symbol, "py:m.other");
+  EXPECT_EQ(drivers[1].tests, 4u);
+  EXPECT_EQ(describe_drivers(selection, 1), "11 through call paths to m.Config.__post_init__; 4 for other reasons");
+  // A test without the sets (a plan made before them) counts for its first reason.
+  selection.selected.push_back(test_with("tests/t.py::old", {path_to("m.Config.b=")}));
+  EXPECT_EQ(selection_drivers(selection).back().changed_symbol, "py:m.Config.b=");
 }
 
 TEST(SelectionDrivers, DescribesTheLargestCausesAndCountsTheRest) {
@@ -74,7 +111,8 @@ TEST(SelectionDrivers, DescribesTheLargestCausesAndCountsTheRest) {
   EXPECT_EQ(describe({SelectionReason::Kind::evidence, "py:m.f", "", 4}), "4 whose recorded runs executed m.f");
 }
 
-Plan plan_selecting(std::vector<SelectedTest> selected, int skipped) {
+Plan plan_selecting(Selection selection, int skipped) {
+  std::vector<SelectedTest> selected = std::move(selection.selected);
   Plan plan;
   plan.changes.base = std::string(40, 'a');
   plan.changes.head = std::string(40, 'b');
@@ -85,6 +123,7 @@ Plan plan_selecting(std::vector<SelectedTest> selected, int skipped) {
     plan.prioritized.ordered.push_back(std::move(e));
   }
   plan.selection.selected = std::move(selected);
+  plan.selection.path_symbols = std::move(selection.path_symbols);
   for (int i = 0; i < skipped; ++i) {
     SkippedTest t;
     t.test.id = "tests/unit/z.py::t" + std::to_string(i);
@@ -105,7 +144,7 @@ TEST(SelectionDrivers, APlanOfMostTestsSaysWhatSelectedThem) {
 
   EXPECT_EQ(plan_selecting(rollout_selection(), 3).why_most_tests(), "") << "11 of 14 is under four in five";
   auto small = rollout_selection();
-  small.resize(5);
+  small.selected.resize(5);
   EXPECT_EQ(plan_selecting(small, 0).why_most_tests(), "") << "too few tests to call it most";
 
   Plan every = plan_selecting(rollout_selection(), 0);
