@@ -29,6 +29,7 @@ tables prints the Markdown tables of docs/evaluation.md that come from a replay'
 """
 
 import argparse
+import hashlib
 import json
 import lzma
 import os
@@ -97,7 +98,24 @@ def branch_of(entry):
     return "mutant-extra/" + entry["commit"][:10]  # add_history_mutants.py's name
 
 
+def same_content(src, packed):
+    """Whether an .xz file decompresses to the bytes of `src` (then it is left as it is: xz and Python's
+    lzma compress the same bytes differently, and a history folder in git should not change for that)."""
+    if not os.path.exists(packed):
+        return False
+    digests = []
+    for opener, path in ((open, src), (lzma.open, packed)):
+        h = hashlib.sha256()
+        with opener(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        digests.append(h.digest())
+    return digests[0] == digests[1]
+
+
 def write_xz(src, dest):
+    if same_content(src, dest):
+        return
     with open(src, "rb") as fin, lzma.open(dest, "wb", preset=9 | lzma.PRESET_EXTREME) as fout:
         shutil.copyfileobj(fin, fout)
 
