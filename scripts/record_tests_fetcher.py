@@ -10,6 +10,7 @@ real and the mutant commits. Each real commit is run against its base, each muta
 commit's base (as replay plans them). --tests-fetcher is a copy of ci/tests_fetcher.py, e.g. from
 DeepSpeed's current master (`git show origin/master:ci/tests_fetcher.py`); --scope replaces its test
 scope (the shipped `tests/unit/v1` is newer than older commits; say so where the numbers are used).
+Entries already in --out are kept (a history grown by mutants runs only its new ones); --redo runs all.
 The output maps each entry's recorded commit id to {"mode": "all"|"selected", "targets", "reason"},
 the form history_pack.py unpack merges into the history's "selections".
 """
@@ -31,6 +32,7 @@ def main():
     ap.add_argument("--tests-fetcher", required=True)
     ap.add_argument("--scope")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--redo", action="store_true", help="run every entry again, not only those --out lacks")
     args = ap.parse_args()
     with open(args.history, encoding="utf-8") as fh:
         history = json.load(fh)
@@ -38,8 +40,13 @@ def main():
     if not os.path.isabs(repo):
         repo = os.path.join(os.path.dirname(os.path.abspath(args.history)), repo)
     scratch = tempfile.mkdtemp(prefix="fastci-tests-fetcher-")
+    # Entries already in --out (a history that grew: new mutants) keep their selection; --redo runs all.
     recorded = {}
-    entries = history["commits"]
+    if os.path.exists(args.out) and not args.redo:
+        with open(args.out, encoding="utf-8") as fh:
+            recorded = json.load(fh)
+    kept = len(recorded)
+    entries = [e for e in history["commits"] if e.get("recorded_commit", e["commit"]) not in recorded]
     try:
         for i, entry in enumerate(entries):
             base = entry.get("base") or entry["commit"] + "~1"
@@ -61,8 +68,8 @@ def main():
     with open(args.out, "w", encoding="utf-8") as fh:
         json.dump(recorded, fh, indent=1, sort_keys=True)
     modes = [s["mode"] for s in recorded.values()]
-    print("%s: %d entries, %d run everything, %d select" % (args.out, len(recorded), modes.count("all"),
-                                                            modes.count("selected")))
+    print("%s: %d entries (%d run now), %d run everything, %d select" % (
+        args.out, len(recorded), len(recorded) - kept, modes.count("all"), modes.count("selected")))
 
 
 if __name__ == "__main__":
