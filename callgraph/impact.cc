@@ -1,5 +1,7 @@
 #include "callgraph/impact.h"
 
+#include "callgraph/backward_steps.h"
+
 #include <algorithm>
 #include <deque>
 #include <limits>
@@ -35,64 +37,6 @@ std::vector<PathStep> walk(const CallGraph& graph, const std::vector<Parent>& pa
     v = p.next;
   }
   return path;
-}
-
-/// A function or method whose callers the analysis found is reached through them only; one it found
-/// no caller of (called on values it cannot type, by name) is reached through every unresolved call
-/// of that name. Class attributes and module names always are: fields are read through untyped
-/// configs everywhere, beside the reads that resolve.
-/// A Python `__init__`: selection does not follow override edges backwards from it (tests_reaching).
-bool python_constructor(const frontend::Symbol& symbol) {
-  return symbol.language == frontend::Language::python && symbol.qualified_name.ends_with(".__init__");
-}
-
-bool has_resolved_callers(const VertexInfo& vertex, const std::vector<EdgeInfo>& dependents) {
-  auto kind = vertex.symbol.kind;
-  if (kind != frontend::SymbolKind::function && kind != frontend::SymbolKind::method) return false;
-  const bool constructor = python_constructor(vertex.symbol);
-  return std::any_of(dependents.begin(), dependents.end(), [&](const EdgeInfo& e) {
-    if (constructor && e.kind == frontend::EdgeKind::override_) return false;  // not followed, see below
-    switch (e.kind) {
-      case frontend::EdgeKind::import:
-      case frontend::EdgeKind::contains:
-      case frontend::EdgeKind::read:
-      case frontend::EdgeKind::name_match: return false;
-      default: return true;  // called, overridden (its base's callers), referenced, decorated, a fixture
-    }
-  });
-}
-
-/// Qualified names of the decorators applied to a definition (its `decorates` edges).
-std::vector<std::string_view> decorators_of(const CallGraph& graph, VertexId definition) {
-  std::vector<std::string_view> out;
-  for (const auto& e : graph.dependencies(definition))
-    if (e.kind == frontend::EdgeKind::decorates && !graph.vertex(e.to).symbol.qualified_name.empty())
-      out.push_back(graph.vertex(e.to).symbol.qualified_name);
-  return out;
-}
-
-/// A call from a function defined inside a decorator of `definition` (the decorator's wrapper,
-/// calling the function the decorator received) to `definition`. Every call of the decorated name
-/// reaches the definition itself too (a decorated name keeps its definition beside what the
-/// decorator returns), so followed backwards this edge adds only the callers of the *other*
-/// functions that decorator wraps: DeepSpeed's `instrument_w_nvtx.wrapped_fn` would make every
-/// instrumented function reach every other one's callers.
-bool wrapper_calls_wrapped(const CallGraph& graph, const EdgeInfo& edge, const std::vector<std::string_view>& decorators) {
-  if (edge.kind != frontend::EdgeKind::call || decorators.empty()) return false;
-  const auto& caller = graph.vertex(edge.from).symbol;
-  if (caller.kind != frontend::SymbolKind::function && caller.kind != frontend::SymbolKind::method) return false;
-  std::string_view name = caller.qualified_name;
-  return std::any_of(decorators.begin(), decorators.end(), [&](std::string_view d) {
-    return name.size() > d.size() + 1 && name.starts_with(d) && name[d.size()] == '.';
-  });
-}
-
-/// Whether selection walks `edge` from its target back to its source; `constructor` and
-/// `decorators` describe the target (see tests_reaching).
-bool followed_backwards(const CallGraph& graph, const EdgeInfo& edge, bool constructor,
-                        const std::vector<std::string_view>& decorators) {
-  if (wrapper_calls_wrapped(graph, edge, decorators)) return false;
-  return !(constructor && edge.kind == frontend::EdgeKind::override_);
 }
 
 }  // namespace
@@ -162,20 +106,7 @@ std::vector<TestReach> tests_reached_by_each(const CallGraph& graph, const std::
   // 64 sources at a time, one bit each: a vertex is visited again only when it gains a bit, so a
   // batch costs about one walk of what its sources reach, not one per source.
   std::vector<std::uint64_t> mask(graph.vertex_count());
-  // The dependents each visited vertex is reached back from, found once for every batch and visit.
-  std::vector<std::vector<VertexId>> back(graph.vertex_count());
-  std::vector<char> known(graph.vertex_count(), 0);
-  auto followed_from = [&](VertexId v) -> const std::vector<VertexId>& {
-    if (!known[v]) {
-      known[v] = 1;
-      const bool constructor = python_constructor(graph.vertex(v).symbol);
-      auto decorators = decorators_of(graph, v);
-      for (const auto& edge : graph.dependents(v))
-        if (edge.kind != frontend::EdgeKind::name_match && followed_backwards(graph, edge, constructor, decorators))
-          back[v].push_back(edge.from);
-    }
-    return back[v];
-  };
+  BackwardSteps steps(graph);
   for (std::size_t first = 0; first < sources.size(); first += 64) {
     std::fill(mask.begin(), mask.end(), 0);
     std::vector<char> queued(graph.vertex_count(), 0);
@@ -190,8 +121,8 @@ std::vector<TestReach> tests_reached_by_each(const CallGraph& graph, const std::
       VertexId v = queue.front();
       queue.pop_front();
       queued[v] = 0;
-      for (VertexId from : followed_from(v)) {
-        if ((mask[from] | mask[v]) == mask[from]) continue;
+      for (const auto& [from, name_match] : steps.from(v)) {
+        if (name_match || (mask[from] | mask[v]) == mask[from]) continue;
         mask[from] |= mask[v];
         if (!queued[from]) queue.push_back(from), queued[from] = 1;
       }

@@ -454,6 +454,10 @@ util::Result<std::vector<Plan>> analyze_variants(const AnalyzeOptions& options, 
                          + (plan.evidence_store.empty() ? "" : " or evidence covering it") +
                          ": a call resolved only at run time (factories, module specs) could still reach it. "
                          "Evidence from the pytest plugin settles these; `fastci explain` names each.");
+  if (std::size_t n = skipped_for_dead_name_matches(plan.selection); n > 0)
+    plan.notes.push_back(std::to_string(n) + " skipped tests reach a changed symbol only through a read or call of "
+                         "`.name` on a value of unknown type matched to a member of a class defined inside a "
+                         "function that they never run, so they cannot hold one; `fastci explain` names each.");
   int changed_lines = 0;
   for (const auto& f : plan.changes.files) changed_lines += f.lines_added + f.lines_removed;
   std::optional<std::map<std::string, ShrinkDecision>> decided_shrinks;  // made once, for the variants that shrink

@@ -5,9 +5,16 @@
 #include <set>
 #include <unordered_map>
 
+#include "callgraph/live_name_matches.h"
 #include "planner/data_files.h"
 
 namespace fastci::planner {
+
+std::size_t skipped_for_dead_name_matches(const Selection& selection) {
+  return static_cast<std::size_t>(std::count_if(selection.skipped.begin(), selection.skipped.end(), [](const SkippedTest& t) {
+    return t.reason.starts_with(kOnlyDeadNameMatches);
+  }));
+}
 
 std::size_t skipped_importing_changes(const Selection& selection) {
   return static_cast<std::size_t>(std::count_if(selection.skipped.begin(), selection.skipped.end(), [](const SkippedTest& t) {
@@ -61,10 +68,21 @@ class Selector {
     path_symbols_.insert(path_symbols_.end(), seeds.begin(), seeds.end());
     for (auto& reach : callgraph::tests_reached_by_each(graph, seeds))
       for (auto i : reach.sources) reaches_[reach.test_id].push_back(first + i);
+    std::set<callgraph::VertexId> live;
+    bool live_known = false;
     for (auto& hit : callgraph::tests_reaching(graph, seeds)) {
       const auto& target = graph.vertex(*graph.find(hit.changed_symbol)).symbol;
       std::string what = std::string(seed_label_[hit.changed_symbol]) + " " + target.qualified_name + side;
       if (hit.name_matches > 0) {
+        if (!live_known) {
+          auto tests = callgraph::tests_with_live_name_matches(graph, seeds);
+          live.insert(tests.begin(), tests.end());
+          live_known = true;
+        }
+        if (!live.count(hit.test)) {
+          dead_name_matches_.emplace(hit.test_id, dead_name_match_reason(graph, hit, what));
+          continue;
+        }
         add(hit.test_id,
             {SelectionReason::Kind::name_match,
              "may reach " + what + " in " + std::to_string(hit.distance) + " steps through " + name_match_step(hit.witness) +
@@ -78,6 +96,24 @@ class Selector {
            hit.changed_symbol, hit.witness},
           hit.distance);
     }
+  }
+
+  /// Why a test reached only through name matches into members of classes it cannot hold is skipped.
+  static std::string dead_name_match_reason(const callgraph::CallGraph& graph, const callgraph::ImpactHit& hit,
+                                            const std::string& what) {
+    // The witness's first name match from the change's end names the class asked about.
+    std::string owner = "the class matched", function = "the function defining it";
+    for (std::size_t i = hit.witness.size() - 1; i >= 2; --i)
+      if (hit.witness[i - 1].symbol_id.starts_with("?."))
+        if (auto member = graph.find(hit.witness[i].symbol_id))
+          if (auto c = callgraph::class_of_member(graph, *member)) {
+            owner = graph.vertex(*c).symbol.qualified_name;
+            if (auto f = callgraph::defining_function(graph, *c)) function = graph.vertex(*f).symbol.qualified_name;
+            break;
+          }
+    return std::string(kOnlyDeadNameMatches) + what + " through " + name_match_step(hit.witness) +
+           " on a value of unknown type, which could be an instance of " + owner + ", a class defined in " +
+           function + ", which no path of this test runs: it cannot hold one";
   }
 
   /// A docstring is data only for code that reads docstrings at run time: a test is selected when
@@ -150,6 +186,8 @@ class Selector {
           s.reaches.erase(std::unique(s.reaches.begin(), s.reaches.end()), s.reaches.end());
         }
         out.selected.push_back(std::move(s));
+      } else if (auto dead = dead_name_matches_.find(test.id); dead != dead_name_matches_.end()) {
+        out.skipped.push_back({test, dead->second});
       } else if (auto via = importers.find(test.file); via != importers.end()) {
         out.skipped.push_back({test, kImportsWithoutPath + via->second +
                                          ", which is on a call path to it; only evidence can show a call "
@@ -216,6 +254,7 @@ class Selector {
   std::map<std::size_t, SelectedTest> chosen_;
   std::map<std::string, std::string> seed_label_;
   std::vector<std::string> path_symbols_;  ///< head seeds, then base seeds
+  std::map<std::string, std::string> dead_name_matches_;  ///< test id -> why its name matches cannot hold
   std::unordered_map<std::string, std::vector<std::uint32_t>> reaches_;  ///< by test id
 };
 

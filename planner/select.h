@@ -60,6 +60,13 @@ struct Selection {
 /// of its own: where a call resolved only at run time could hide a dependency.
 std::size_t skipped_importing_changes(const Selection& selection);
 
+/// How the reason of a skipped test begins whose only paths to the change are name matches into
+/// members of classes defined in functions it never runs (callgraph/live_name_matches.h).
+inline constexpr const char* kOnlyDeadNameMatches = "its only paths may reach ";
+
+/// Skipped tests whose only paths were name matches on values that cannot be of the class matched.
+std::size_t skipped_for_dead_name_matches(const Selection& selection);
+
 /// What selection reads.
 struct SelectionInput {
   const ChangeSet* changes = nullptr;

@@ -94,6 +94,33 @@ TEST(Select, AChangeReachedOnlyThroughAnUnresolvedCallIsANameMatch) {
   EXPECT_TRUE(is_graph_path(SelectionReason::Kind::name_match));
 }
 
+TEST(Select, ANameMatchIntoAClassATestDefinesSelectsThatTestOnly) {
+  // test_f defines Fake, whose wait changed; both tests call g, whose `handle.wait()` could not be
+  // typed. Only test_f can hold a Fake: test_g is skipped, and says why.
+  Fixture fx;
+  fx.facts.files[0].edges = {{"py:pkg.a.g", "?.wait", EdgeKind::name_match, "pkg/a.py", 2}};
+  auto& t = fx.facts.files[1];
+  t.symbols.push_back(sym("tests.sub.test_a.test_f.Fake", "tests/sub/test_a.py", SymbolKind::class_));
+  t.symbols.push_back(sym("tests.sub.test_a.test_f.Fake.wait", "tests/sub/test_a.py", SymbolKind::method));
+  t.edges = {{"py:tests.sub.test_a.test_f", "py:pkg.a.g", EdgeKind::call, "tests/sub/test_a.py", 3},
+             {"py:tests.sub.test_a.test_g", "py:pkg.a.g", EdgeKind::call, "tests/sub/test_a.py", 6},
+             {"?.wait", "py:tests.sub.test_a.test_f.Fake.wait", EdgeKind::name_match, "tests/sub/test_a.py", 0}};
+  ChangeSet c;
+  c.symbols.push_back({"py:tests.sub.test_a.test_f.Fake.wait", SymbolChange::changed, SymbolKind::method,
+                       frontend::Language::python, "tests.sub.test_a.test_f.Fake.wait", "tests/sub/test_a.py", 1, 2, {}});
+  auto s = select(fx, c, default_config());
+  EXPECT_EQ(ids(s), (std::vector<std::string>{"tests/sub/test_a.py::test_f"}));
+  ASSERT_EQ(skipped_for_dead_name_matches(s), 1u);
+  for (const auto& skipped : s.skipped)
+    if (skipped.test.id == "tests/sub/test_a.py::test_g") {
+      EXPECT_EQ(skipped.reason.rfind(kOnlyDeadNameMatches, 0), 0u);
+      EXPECT_NE(skipped.reason.find("an instance of tests.sub.test_a.test_f.Fake, a class defined in "
+                                    "tests.sub.test_a.test_f, which no path of this test runs"),
+                std::string::npos)
+          << skipped.reason;
+    }
+}
+
 TEST(Select, OwnFileAlwaysRunAndFolderWidening) {
   Fixture fx;
   ChangeSet c;

@@ -894,6 +894,33 @@ def merge_with_real(ran, real_results):
     return out
 
 
+def add_uncollected(results, real_results, expected, ran=None):
+    """A mutant's results with the expected tests (its covering tests, or all) that the real commit ran
+    and the mutant's run did not collect counted as errors: their files failed to import or collect (a
+    mutant that breaks an import kills every test of the files importing it). `ran`: the ids the
+    mutant's run did report, where `results` also holds results copied from the real commit."""
+    have = set(r["id"] for r in results) if ran is None else set(ran)
+    missing = [r for r in real_results if r["id"] in expected and r["id"] not in have]
+    if not missing:
+        return results, []
+    ids = set(r["id"] for r in missing)
+    out = [r for r in results if r["id"] not in ids]
+    for r in missing:
+        out.append({"id": r["id"], "outcome": "error", "seconds": 0.0, "gpus": r.get("gpus", 1),
+                    "message": "not collected at the mutant: its file failed to import or collect"})
+    return out, sorted(ids)
+
+
+def expected_tests(args, mutant, real):
+    """The tests a recorded mutant's run was to report: its covering tests, or every test of the real run."""
+    if mutant.get("tests_run", {}).get("rule") == "covering":
+        m = mutant["mutation"]
+        cand = {"lang": m["lang"], "function": m.get("function"), "executed": m.get("executed_by_subset", True),
+                "file": m["file"]}
+        return covering_tests(args.store, cand) or set()
+    return set(r["id"] for r in real["results"])
+
+
 def path_alias(path):
     # deepspeed/accelerator is a link to accelerator/ in DeepSpeed's tree
     if path.startswith("accelerator/"):
@@ -1231,6 +1258,25 @@ def main():
         # for a while) failing on a mutant says nothing of the mutant: it kills nothing. Applied to the
         # mutants recorded before this rule too.
         unstable = unstable_tests(done.values())
+        # A test the mutant's run did not collect (its file failed to import) failed there: applied to the
+        # mutants recorded before this rule too (their runs reported only what was collected).
+        for m in mutants:
+            real = done.get(m["mutant_of"])
+            if real is None or "not_collected" in m:
+                continue
+            ran = m.get("tests_run", {}).get("ran_tests")
+            if ran is None:
+                ran = [r["id"] for r in m["results"] if not r.get("copied")]
+            results, uncollected = add_uncollected(m["results"], real["results"], expected_tests(args, m, real), ran)
+            m["not_collected"] = uncollected
+            if uncollected:
+                passed_real = set(r["id"] for r in real["results"] if r["outcome"] in ("passed", "xfailed"))
+                m["results"] = results
+                m["counts"] = counts(results)
+                m["killed_by"] = sorted(set(m["killed_by"]) | (set(uncollected) & passed_real))
+                log("mutant %d: %d test(s) its run did not collect count as errors; killed by %d" %
+                    (m["mutant_id"], len(uncollected), len(m["killed_by"])))
+            save()
         for m in mutants:
             if drop_unstable_killers(m, unstable):
                 log("mutant %d: %s no longer counted as killing it (fails at real commits too)" %
@@ -1307,6 +1353,8 @@ def main():
                     save()
                     continue
                 ran_ids = sorted(r["id"] for r in results)
+                results, uncollected = add_uncollected(
+                    results, real["results"], only if only is not None else set(r["id"] for r in real["results"]))
                 killed = [r["id"] for r in results if r["outcome"] in ("failed", "error") and r["id"] in passed_real]
                 unstable_failures = [k for k in killed if k in unstable]
                 killed = [k for k in killed if k not in unstable]
@@ -1334,6 +1382,8 @@ def main():
                                              "killers_outside_covering": [k for k in killed if k not in covering]}
                 if info["hangs"]:
                     rec["hangs"] = info["hangs"]
+                if uncollected:
+                    rec["not_collected"] = uncollected
                 if not info["prebuild_ok"]:
                     rec["prebuild_failed"] = True
                 history["commits"].append(rec)

@@ -144,3 +144,25 @@ def test_commits_with_narrowable_mutants_come_first():
     commits = {0: [cpp], 1: [unexecuted], 2: [module_level, in_function], 3: [module_level], 4: []}
     order = sorted(commits, key=lambda j: recorder.mutant_commit_rank(commits[j], j))
     assert order == [2, 0, 3, 1, 4]
+
+
+def test_tests_a_mutant_run_did_not_collect_count_as_errors():
+    # a mutant breaking an import: pytest reports the files that failed to collect, not their tests
+    real = [{"id": "tests/unit/a.py::t1", "outcome": "passed", "gpus": 1},
+            {"id": "tests/unit/a.py::t2", "outcome": "passed", "gpus": 2},
+            {"id": "tests/unit/b.py::t", "outcome": "passed", "gpus": 1}]
+    ran = [{"id": "tests/unit/b.py::t", "outcome": "passed", "seconds": 1.0, "gpus": 1}]
+    results, missing = recorder.add_uncollected(ran, real, set(r["id"] for r in real))
+    assert missing == ["tests/unit/a.py::t1", "tests/unit/a.py::t2"]
+    by_id = {r["id"]: r for r in results}
+    assert by_id["tests/unit/a.py::t2"]["outcome"] == "error" and by_id["tests/unit/a.py::t2"]["gpus"] == 2
+    assert by_id["tests/unit/b.py::t"]["outcome"] == "passed"
+    # a covering run: only its covering tests were expected; the others' results are copied, not missing
+    copied = ran + [dict(real[0], copied=True), dict(real[1], copied=True)]
+    results, missing = recorder.add_uncollected(copied, real, {"tests/unit/b.py::t"}, ran=["tests/unit/b.py::t"])
+    assert missing == [] and results == copied
+    results, missing = recorder.add_uncollected(copied, real, {"tests/unit/a.py::t1", "tests/unit/b.py::t"},
+                                                ran=["tests/unit/b.py::t"])
+    assert missing == ["tests/unit/a.py::t1"]
+    assert [r["outcome"] for r in results if r["id"] == "tests/unit/a.py::t1"] == ["error"]
+    assert sum(1 for r in results if r["id"] == "tests/unit/a.py::t1") == 1
