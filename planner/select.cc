@@ -103,7 +103,7 @@ class Selector {
                                             const std::string& what) {
     // The witness's first name match from the change's end names the class asked about.
     std::string owner = "the class matched", function = "the function defining it";
-    for (std::size_t i = hit.witness.size() - 1; i >= 2; --i)
+    for (std::size_t i = hit.witness.size(); i-- > 1;)
       if (hit.witness[i - 1].symbol_id.starts_with("?."))
         if (auto member = graph.find(hit.witness[i].symbol_id))
           if (auto c = callgraph::class_of_member(graph, *member)) {
