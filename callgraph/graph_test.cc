@@ -116,10 +116,10 @@ TEST(Impact, UnknownSeedsSelectNothing) {
   EXPECT_TRUE(dependency_path(graph, *graph.find("py:mod.helper"), *graph.find("py:mod.api")).empty());
 }
 
-TEST(Impact, AResolvedPathWinsOverAShorterNameMatch) {
-  // helper is called by Work.wait, which nothing resolved calls, and by a -> b -> c.
-  // test_guess -> sync --name-match--> ?.wait --name-match--> Work.wait -> helper
-  // test_both  -> sync as well, and -> a -> b -> c -> helper: longer, but certain
+/// helper is called by Work.wait, which nothing resolved calls, and by a -> b -> c.
+/// test_guess -> sync --name-match--> ?.wait --name-match--> Work.wait -> helper
+/// test_both  -> sync as well, and -> a -> b -> c -> helper: longer, but certain
+CallGraph work_graph() {
   frontend::FileFacts lib;
   lib.path = "pkg/work.py";
   lib.symbols = {symbol("work.Work.wait", SymbolKind::method), symbol("work.helper"), symbol("work.sync"),
@@ -134,7 +134,11 @@ TEST(Impact, AResolvedPathWinsOverAShorterNameMatch) {
                  edge("tests.test_both", "work.a")};
   tests.tests = {{"tests/test_work.py::test_guess", "py:tests.test_guess", "tests/test_work.py", 1, {}, {}, 0, {}},
                  {"tests/test_work.py::test_both", "py:tests.test_both", "tests/test_work.py", 5, {}, {}, 0, {}}};
-  auto graph = CallGraph::build({{lib, tests}, {}});
+  return CallGraph::build({{lib, tests}, {}});
+}
+
+TEST(Impact, AResolvedPathWinsOverAShorterNameMatch) {
+  auto graph = work_graph();
   auto hits = tests_reaching(graph, {"py:work.helper"});
   ASSERT_EQ(hits.size(), 2u);
   std::map<std::string, ImpactHit> by_test;
@@ -253,23 +257,9 @@ std::set<std::string> resolved_tests_of(const CallGraph& graph, const std::strin
 }
 
 TEST(Impact, EachSourceCountsForEveryTestItReachesAloneNotOnlyItsNearest) {
-  // test_both reaches helper through a -> b -> c, and b and c nearer: all three count for it; the
-  // name match from sync to Work.wait counts for nobody.
-  frontend::FileFacts lib;
-  lib.path = "pkg/work.py";
-  lib.symbols = {symbol("work.Work.wait", SymbolKind::method), symbol("work.helper"), symbol("work.sync"),
-                 symbol("work.a"), symbol("work.b"), symbol("work.c")};
-  lib.edges = {edge("work.sync", "?.wait", EdgeKind::name_match), edge("work.Work.wait", "work.helper"),
-               edge("work.a", "work.b"), edge("work.b", "work.c"), edge("work.c", "work.helper")};
-  lib.edges.push_back({"?.wait", "py:work.Work.wait", EdgeKind::name_match, "pkg/work.py", 0});
-  frontend::FileFacts tests;
-  tests.path = "tests/test_work.py";
-  tests.symbols = {symbol("tests.test_guess", SymbolKind::test), symbol("tests.test_both", SymbolKind::test)};
-  tests.edges = {edge("tests.test_guess", "work.sync"), edge("tests.test_both", "work.sync"),
-                 edge("tests.test_both", "work.a")};
-  tests.tests = {{"tests/test_work.py::test_guess", "py:tests.test_guess", "tests/test_work.py", 1, {}, {}, 0, {}},
-                 {"tests/test_work.py::test_both", "py:tests.test_both", "tests/test_work.py", 5, {}, {}, 0, {}}};
-  auto graph = CallGraph::build({{lib, tests}, {}});
+  // test_both reaches helper (through a -> b -> c), b on the way, and sync: all three count for it,
+  // not only its nearest; Work.wait, reached from sync by a name match only, counts for nobody.
+  auto graph = work_graph();
   std::vector<std::string> sources = {"py:work.helper", "py:nope", "py:work.Work.wait", "py:work.b", "py:work.sync"};
   auto reach = tests_reached_by_each(graph, sources);
   std::map<std::string, std::vector<std::uint32_t>> by_test;
