@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -89,12 +90,42 @@ std::map<std::string, std::string> package_aliases(const std::vector<SourceFile>
   return out;
 }
 
+/// The C++/CUDA pass of a tree, started on a thread of its own where it can overlap the Python
+/// linker (which runs on one thread and leaves the others idle); the two share only the cache,
+/// which locks.
+class NativePass {
+ public:
+  NativePass(const std::vector<SourceFile>& files, IndexCache& cache, const IndexOptions& options)
+      : files_(files), cache_(cache), options_(options) {}
+  /// Starts the pass on another thread (a tree without C++/CUDA sources has none to start).
+  void start() {
+    if (!pass_.valid() && !native_paths(files_).empty()) pass_ = std::async(std::launch::async, [this] { return run(); });
+  }
+  /// The pass's result, run here where it was not started; an exception of the pass is rethrown here.
+  NativeIndex take() { return pass_.valid() ? pass_.get() : run(); }
+  double seconds() const { return seconds_; }
+
+ private:
+  NativeIndex run() {
+    auto start = std::chrono::steady_clock::now();
+    auto native = index_native(files_, cache_, native_options(options_));
+    seconds_ = seconds_since(start);
+    return native;
+  }
+  const std::vector<SourceFile>& files_;
+  IndexCache& cache_;
+  const IndexOptions& options_;
+  std::future<NativeIndex> pass_;
+  double seconds_ = 0;
+};
+
 /// C++/CUDA facts appended to the linked Python facts, and Python calls linked to the bindings.
-void add_native_facts(const std::vector<SourceFile>& files, IndexCache& cache, const IndexOptions& options,
+void add_native_facts(const std::vector<SourceFile>& files, NativePass& pass,
                       const std::vector<python::ExtensionModule>& declared, IndexResult& result) {
   auto natives = native_paths(files);
   if (natives.empty()) return;
-  auto native = index_native(files, cache, native_options(options));
+  auto native = pass.take();
+  auto start = std::chrono::steady_clock::now();
   result.native_units = native.units;
   result.native_parsed = native.parsed;
   result.native_units_with_errors = native.units_with_errors;
@@ -104,6 +135,8 @@ void add_native_facts(const std::vector<SourceFile>& files, IndexCache& cache, c
   for (auto& f : native.files) result.facts.files.push_back(std::move(f));
   result.facts.diagnostics.insert(result.facts.diagnostics.end(), native.diagnostics.begin(), native.diagnostics.end());
   result.python_to_native_links = link_python_to_bindings(result.facts, result.extensions);
+  // The pass's own time (it may have overlapped the linker), then the links to its bindings.
+  result.native_seconds = pass.seconds() + seconds_since(start);
 }
 
 }  // namespace
@@ -141,7 +174,7 @@ std::optional<python::ModuleRecord> cached_record(IndexCache& cache, const Sourc
 /// cached under `key` for the next analysis of the same tree.
 void link_python_sources(const std::vector<const SourceFile*>& sources, const std::map<std::string, std::string>& aliases,
                          const std::string& key, IndexCache& cache, const IndexOptions& options, IndexResult& result,
-                         std::vector<python::ExtensionModule>& declared) {
+                         std::vector<python::ExtensionModule>& declared, NativePass& native) {
   std::vector<python::ModuleRecord> records(sources.size());
   std::vector<CacheEntry> fresh;
   std::mutex fresh_mutex;
@@ -187,6 +220,7 @@ void link_python_sources(const std::vector<const SourceFile*>& sources, const st
   if (auto status = cache.store(fresh); !status)
     result.facts.diagnostics.push_back(warning(".fastci/index.db", status.error().message));
   std::vector<CacheEntry>().swap(fresh);  // the serialized records of a cold run: not needed while linking
+  if (options.threads > 1) native.start();
 
   for (const auto& r : records) declared.insert(declared.end(), r.extensions.begin(), r.extensions.end());
   start = std::chrono::steady_clock::now();
@@ -290,6 +324,7 @@ IndexResult index_repository(const std::vector<SourceFile>& files, IndexCache& c
   auto aliases = package_aliases(files, sources);
   const std::string key = linked_key(sources, aliases);
   std::vector<python::ExtensionModule> declared;
+  NativePass native(files, cache, options);
   auto start = std::chrono::steady_clock::now();
   if (linked_from_cache(cache, key, result, declared)) {
     result.linked_from_cache = true;
@@ -298,12 +333,10 @@ IndexResult index_repository(const std::vector<SourceFile>& files, IndexCache& c
     result.linked_from_neighbor = true;
     result.parse_seconds = seconds_since(start);
   } else {
-    link_python_sources(sources, aliases, key, cache, options, result, declared);
+    link_python_sources(sources, aliases, key, cache, options, result, declared, native);
   }
 
-  start = std::chrono::steady_clock::now();
-  add_native_facts(files, cache, options, declared, result);
-  result.native_seconds = seconds_since(start);
+  add_native_facts(files, native, declared, result);
   for (std::size_t i = 0; i < result.facts.files.size(); ++i) result.file_index[result.facts.files[i].path] = i;
   return result;
 }

@@ -3,7 +3,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "callgraph/native_index.h"
 
 namespace fastci::callgraph {
 namespace {
@@ -187,6 +192,42 @@ TEST(Index, TheCacheKeepsAsManyLinkedTreesAsAsked) {
   options.linked_trees_kept = 2;
   (void)index_repository(small_tree("return 1"), *fresh.cache, options);
   EXPECT_TRUE(index_repository(small_tree("return other()"), *fresh.cache, options).linked_from_cache);
+}
+
+/// The files of a folder of the source tree, read from disk, paths relative to it.
+std::vector<SourceFile> on_disk(const std::filesystem::path& root) {
+  std::vector<SourceFile> out;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    if (!entry.is_regular_file()) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    out.push_back(in_memory(std::filesystem::relative(entry.path(), root).generic_string(), content));
+  }
+  std::sort(out.begin(), out.end(), [](const SourceFile& a, const SourceFile& b) { return a.path < b.path; });
+  return out;
+}
+
+TEST(Index, TheNativePassOverlappingTheLinkerGivesTheFactsOfOneThread) {
+  if (!native_frontend_available()) GTEST_SKIP() << "fastci built without the C++/CUDA frontend";
+  // With a second thread the C++ units are parsed while the Python linker runs; the facts, the
+  // binding links among them, must be those of one thread doing both in turn.
+  auto files = on_disk(std::filesystem::path(FASTCI_SOURCE_DIR) / "tests/fixtures/cpp/ext");
+  FreshCache one("native_one_thread"), two("native_two_threads");
+  ASSERT_TRUE(one.cache && two.cache);
+  one.options.threads = 1;
+  one.options.scratch_dir = one.dir / "scratch";
+  two.options.threads = 2;
+  two.options.scratch_dir = two.dir / "scratch";
+  auto serial = index_repository(files, *one.cache, one.options);
+  auto overlapped = index_repository(files, *two.cache, two.options);
+  EXPECT_EQ(overlapped.native_parsed, overlapped.native_units);
+  EXPECT_GT(overlapped.native_units, 0u);
+  EXPECT_GT(overlapped.python_to_native_links, 0u);
+  EXPECT_EQ(overlapped.python_to_native_links, serial.python_to_native_links);
+  EXPECT_EQ(overlapped.native_units, serial.native_units);
+  EXPECT_EQ(edges_of(overlapped.facts), edges_of(serial.facts));
+  EXPECT_EQ(symbols_of(overlapped.facts), symbols_of(serial.facts));
+  EXPECT_GT(overlapped.native_seconds, 0);
 }
 
 }  // namespace

@@ -368,6 +368,7 @@ util::Result<std::vector<Plan>> analyze_variants(const AnalyzeOptions& options, 
   plan.config_source = config->source;
   plan.timing.index_seconds = seconds_since(index_start) + given_seconds;
   plan.timing.link_seconds = head_index->index.link_seconds;
+  plan.timing.native_seconds = head_index->index.native_seconds;
   plan.timing.files_indexed = head_index->index.files;
   plan.timing.files_parsed = head_index->index.parsed;
   plan.timing.linked_from_cache = head_index->index.linked_from_cache;

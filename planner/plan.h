@@ -19,6 +19,7 @@ inline constexpr const char* kPlanSchema = "fastci-plan/1";
 struct AnalysisTiming {
   double index_seconds = 0;
   double link_seconds = 0;
+  double native_seconds = 0;  ///< C++/CUDA units (Clang, or their cached facts) and Python-to-binding links
   double select_seconds = 0;
   double total_seconds = 0;
   std::size_t files_indexed = 0;

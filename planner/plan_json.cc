@@ -238,6 +238,7 @@ json plan_header_json(const Plan& plan) {
           {"native_units", t.native_units}, {"native_units_parsed", t.native_units_parsed},
           {"python_native_links", t.python_native_links},
           {"index_seconds", t.index_seconds}, {"link_seconds", t.link_seconds},
+          {"native_seconds", t.native_seconds},
           {"select_seconds", t.select_seconds}, {"total_seconds", t.total_seconds}}}}},
       {"changes", changes_json(plan.changes)},
       {"tests", json::array()},
