@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory_resource>
 #include <optional>
 #include <set>
 #include <string>
@@ -110,6 +111,8 @@ class Resolver {
   std::uint32_t intern(std::string_view text);
   /// The text kept once for as long as the resolver lives (Value::text).
   StoredText stored(std::string_view text) const;
+  /// Frees the memo (every answer given so far) at once; the resolver answers on, asking again.
+  void release_memo();
   /// Bindings of a name in a scope, through the per-scope sorted index.
   std::vector<const NameBinding*> bindings_named(int global_scope, std::string_view name) const;
 
@@ -250,7 +253,10 @@ class Resolver {
   /// seeded with its last answer, while that answer grows (docs/static-selection.md, cycles).
   template <class Compute>
   std::vector<Value> memoized(std::uint64_t key, bool counts_depth, Compute&& compute);
-  std::unordered_map<std::uint64_t, std::vector<Value>> memo_;
+  /// The memo's answers live in one arena: hundreds of thousands of small allocations that are
+  /// freed together (release_memo) at the cost of a walk, leaving no fragmented heap behind.
+  std::pmr::monotonic_buffer_resource memo_arena_;
+  std::pmr::unordered_map<std::uint64_t, std::pmr::vector<Value>> memo_{&memo_arena_};
   /// Questions being answered: their position on the stack of open questions and their answer so far.
   std::unordered_map<std::uint64_t, std::pair<int, std::vector<Value>>> open_;
   std::vector<std::uint64_t> provisional_;  ///< provisional memo entries, oldest first
