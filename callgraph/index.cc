@@ -7,6 +7,10 @@
 #include <mutex>
 #include <thread>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "callgraph/native_index.h"
 #include "frontend/python/link_modules.h"
 #include "frontend/python/module_record.h"
@@ -228,6 +232,11 @@ void link_python_sources(const std::vector<const SourceFile*>& sources, const st
   auto constants = python::constant_reads(records);
   result.facts = python::link_modules(std::move(records), aliases, options.release_link_state);
   result.link_seconds = seconds_since(start);
+#ifdef __GLIBC__
+  // The records (parsed on every thread, so spread over glibc's per-thread arenas) and the resolver's
+  // memo are freed by now; what they held is handed back to the system rather than kept as holes.
+  malloc_trim(0);
+#endif
   // A file that could not be read is linked as empty: worth reading again next time, not caching.
   if (!unreadable)
     if (auto status = cache.store_linked(key, python::serialize_linked(result.facts, declared, constants),
