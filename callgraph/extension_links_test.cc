@@ -9,27 +9,16 @@
 #include <set>
 
 #include "callgraph/graph.h"
+#include "callgraph/files_below_test_support.h"
 #include "callgraph/impact.h"
 #include "callgraph/index.h"
 #include "callgraph/native_index.h"
-#include "util/file.h"
-#include "util/hash.h"
 
 namespace fastci::callgraph {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::vector<SourceFile> files_below(const fs::path& root) {
-  std::vector<SourceFile> out;
-  for (const auto& entry : fs::recursive_directory_iterator(root)) {
-    if (!entry.is_regular_file()) continue;
-    std::string path = fs::relative(entry.path(), root).generic_string();
-    auto content = util::read_file(entry.path());
-    out.push_back({path, util::content_hash(*content), [content] { return content; }, false});
-  }
-  return out;
-}
+using testing::files_below;
 
 bool has_edge(const frontend::RepositoryFacts& facts, const std::string& from, const std::string& to) {
   for (const auto& f : facts.files)

@@ -100,10 +100,12 @@ std::map<std::string, std::string> package_aliases(const std::vector<SourceFile>
 class NativePass {
  public:
   NativePass(const std::vector<SourceFile>& files, IndexCache& cache, const IndexOptions& options)
-      : files_(files), cache_(cache), options_(options) {}
-  /// Starts the pass on another thread (a tree without C++/CUDA sources has none to start).
+      : files_(files), paths_(native_paths(files)), cache_(cache), options_(options) {}
+  /// The tree's C++/CUDA sources (none: no pass to run).
+  const std::vector<std::string>& paths() const { return paths_; }
+  /// Starts the pass on another thread.
   void start() {
-    if (!pass_.valid() && !native_paths(files_).empty()) pass_ = std::async(std::launch::async, [this] { return run(); });
+    if (!pass_.valid() && !paths_.empty()) pass_ = std::async(std::launch::async, [this] { return run(); });
   }
   /// The pass's result, run here where it was not started; an exception of the pass is rethrown here.
   NativeIndex take() { return pass_.valid() ? pass_.get() : run(); }
@@ -117,6 +119,7 @@ class NativePass {
     return native;
   }
   const std::vector<SourceFile>& files_;
+  const std::vector<std::string> paths_;
   IndexCache& cache_;
   const IndexOptions& options_;
   std::future<NativeIndex> pass_;
@@ -124,9 +127,8 @@ class NativePass {
 };
 
 /// C++/CUDA facts appended to the linked Python facts, and Python calls linked to the bindings.
-void add_native_facts(const std::vector<SourceFile>& files, NativePass& pass,
-                      const std::vector<python::ExtensionModule>& declared, IndexResult& result) {
-  auto natives = native_paths(files);
+void add_native_facts(NativePass& pass, const std::vector<python::ExtensionModule>& declared, IndexResult& result) {
+  const auto& natives = pass.paths();
   if (natives.empty()) return;
   auto native = pass.take();
   auto start = std::chrono::steady_clock::now();
@@ -345,7 +347,7 @@ IndexResult index_repository(const std::vector<SourceFile>& files, IndexCache& c
     link_python_sources(sources, aliases, key, cache, options, result, declared, native);
   }
 
-  add_native_facts(files, native, declared, result);
+  add_native_facts(native, declared, result);
   for (std::size_t i = 0; i < result.facts.files.size(); ++i) result.file_index[result.facts.files[i].path] = i;
   return result;
 }

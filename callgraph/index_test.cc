@@ -3,11 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
+#include "callgraph/files_below_test_support.h"
 #include "callgraph/native_index.h"
 
 namespace fastci::callgraph {
@@ -194,24 +192,11 @@ TEST(Index, TheCacheKeepsAsManyLinkedTreesAsAsked) {
   EXPECT_TRUE(index_repository(small_tree("return other()"), *fresh.cache, options).linked_from_cache);
 }
 
-/// The files of a folder of the source tree, read from disk, paths relative to it.
-std::vector<SourceFile> on_disk(const std::filesystem::path& root) {
-  std::vector<SourceFile> out;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    if (!entry.is_regular_file()) continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    out.push_back(in_memory(std::filesystem::relative(entry.path(), root).generic_string(), content));
-  }
-  std::sort(out.begin(), out.end(), [](const SourceFile& a, const SourceFile& b) { return a.path < b.path; });
-  return out;
-}
-
 TEST(Index, TheNativePassOverlappingTheLinkerGivesTheFactsOfOneThread) {
   if (!native_frontend_available()) GTEST_SKIP() << "fastci built without the C++/CUDA frontend";
   // With a second thread the C++ units are parsed while the Python linker runs; the facts, the
   // binding links among them, must be those of one thread doing both in turn.
-  auto files = on_disk(std::filesystem::path(FASTCI_SOURCE_DIR) / "tests/fixtures/cpp/ext");
+  auto files = testing::files_below(std::filesystem::path(FASTCI_SOURCE_DIR) / "tests/fixtures/cpp/ext");
   FreshCache one("native_one_thread"), two("native_two_threads");
   ASSERT_TRUE(one.cache && two.cache);
   one.options.threads = 1;
