@@ -66,6 +66,9 @@ DEFAULT_PREBUILD_OPS = "CPUAdamBuilder,FusedAdamBuilder,ShareMemCommBuilder"
 # the folders whose changes a real commit's changed_files and executed_changed_* describe (--touch-paths)
 DEFAULT_TOUCH_PATHS = "deepspeed,accelerator,op_builder,csrc"
 
+# the folders whose Python changes since the start evidence can change a test's path (--drift-paths)
+DEFAULT_DRIFT_PATHS = "deepspeed,accelerator,op_builder,tests"
+
 # A small pytest plugin written next to the outputs: one JSON line per event, so that a run that is cut
 # short (a hanging distributed test makes DeepSpeed's harness call pytest.exit) still says what ran.
 REPORTER_PLUGIN = r'''
@@ -848,11 +851,12 @@ def mutant_candidates(args, repo, entry, executed_funcs, covered_files, built_cp
     return cands
 
 
-def covering_tests(store, cand):
+def covering_tests(store, cand, drifted=frozenset()):
     """Ids of the tests whose start evidence executed the function holding a mutated Python line (the
-    function's contexts, worker processes included), or None where the evidence cannot narrow the run:
-    module level and class bodies (they run at import, which no test's context holds), C++, and functions
-    the start run did not execute (added or renamed since)."""
+    function's contexts, worker processes included), and the `drifted` ones (whose start evidence may not
+    hold their path at the mutant's commit: drifted_tests), or None where the evidence cannot narrow the
+    run: module level and class bodies (they run at import, which no test's context holds), C++, and
+    functions the start run did not execute (added or renamed since)."""
     if cand["lang"] != "py" or not cand.get("function") or not cand["executed"]:
         return None
     keys = sorted(set("%s::%s" % (p, cand["function"]) for p in (cand["file"], path_alias(cand["file"]))))
@@ -862,7 +866,96 @@ def covering_tests(store, cand):
                            "WHERE c.function IN (%s)" % ",".join("?" * len(keys)), keys).fetchall()
     finally:
         con.close()
-    return set(r[0] for r in rows) or None
+    return (set(r[0] for r in rows) | set(drifted)) if rows else None
+
+
+def diff_sides(repo, old, new, paths):
+    """{(old path or None, new path or None): (old line numbers, new line numbers)} of the lines that differ
+    between two commits; a side a file did not exist on is None."""
+    diff = git(repo, "diff", "-U0", "--no-renames", old, new, "--", *paths)
+    out, cur, a = {}, None, None
+    for line in diff.splitlines():
+        if line.startswith("--- "):
+            a = line[6:] if line.startswith("--- a/") else None
+        elif line.startswith("+++ "):
+            cur = (a, line[6:] if line.startswith("+++ b/") else None)
+            out[cur] = (set(), set())
+        elif line.startswith("@@") and cur:
+            m = re.match(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", line)
+            for side, start, n in ((0, m.group(1), m.group(2)), (1, m.group(3), m.group(4))):
+                start, n = int(start), int("1" if n is None else n)
+                out[cur][side].update(range(start, start + n))
+    return out
+
+
+def touched_code(src, lines):
+    """(qualified names of the innermost functions holding any of `lines`, whether one of the others holds
+    code: module level or a class body, which run at import)"""
+    funcs = enclosing_functions(src)
+    text = src.split("\n")
+    names, module_level = set(), False
+    for ln in lines:
+        inner = [f for f in funcs if f[0] <= ln <= f[1]]
+        if inner:
+            names.add(max(inner, key=lambda f: f[0])[2])
+        elif 0 < ln <= len(text) and text[ln - 1].strip() and not text[ln - 1].strip().startswith("#"):
+            module_level = True
+    return names, module_level
+
+
+def code_drift(repo, start, commit, paths):
+    """What of the Python under `paths` differs between the start evidence's commit and `commit`:
+    ({path::qualname of every function whose lines differ, named as at either commit}, {files whose
+    module level or class bodies differ}). A file that does not parse counts as changed at module level."""
+    funcs, files = set(), set()
+    for (a, b), (old_lines, new_lines) in diff_sides(repo, start, commit, paths).items():
+        for path, rev, lines in ((a, start, old_lines), (b, commit, new_lines)):
+            if path is None or not path.endswith(".py") or not lines:
+                continue
+            try:
+                names, module_level = touched_code(git(repo, "show", "%s:%s" % (rev, path)), lines)
+            except (SyntaxError, ValueError):
+                names, module_level = set(), True
+            funcs.update("%s::%s" % (path, q) for q in names)
+            if module_level:
+                files.add(path)
+    return funcs, files
+
+
+def drifted_tests(store, drift):
+    """Ids of the tests whose start evidence may not hold their path at a later commit: they executed a
+    function that changed since (its contexts), or lines of a file whose module level or class bodies
+    changed (its coverage). A test none of whose executed code changed runs the same code as at the start."""
+    funcs, files = drift
+    keys = sorted(set("%s::%s" % (p, q) for f in funcs for path, q in [f.split("::", 1)]
+                      for p in (path, path_alias(path))))
+    paths = sorted(set(p2 for p in files for p2 in (p, path_alias(p))))
+    con = sqlite3.connect("file:%s?mode=ro" % store, uri=True)
+    try:
+        out = set()
+        for i in range(0, len(keys), 500):
+            chunk = keys[i:i + 500]
+            out.update(r[0] for r in con.execute(
+                "SELECT DISTINCT t.name FROM contexts c JOIN tests t ON t.id = c.test_id WHERE c.function IN (%s)"
+                % ",".join("?" * len(chunk)), chunk))
+        for i in range(0, len(paths), 500):
+            chunk = paths[i:i + 500]
+            out.update(r[0] for r in con.execute(
+                "SELECT DISTINCT t.name FROM coverage c JOIN tests t ON t.id = c.test_id JOIN files f "
+                "ON f.id = c.file_id WHERE f.path IN (%s)" % ",".join("?" * len(chunk)), chunk))
+        return out
+    finally:
+        con.close()
+
+
+def tests_without_evidence(store, ids):
+    """The ids among `ids` that the start evidence has no record of (added or renamed since)."""
+    con = sqlite3.connect("file:%s?mode=ro" % store, uri=True)
+    try:
+        known = set(r[0] for r in con.execute("SELECT name FROM tests"))
+    finally:
+        con.close()
+    return set(ids) - known
 
 
 def whole_run_reason(args, cand, full_check):
@@ -911,14 +1004,58 @@ def add_uncollected(results, real_results, expected, ran=None):
     return out, sorted(ids)
 
 
-def expected_tests(args, mutant, real):
-    """The tests a recorded mutant's run was to report: its covering tests, or every test of the real run."""
-    if mutant.get("tests_run", {}).get("rule") == "covering":
+def expected_tests(args, mutant, real, drifted):
+    """The tests a recorded mutant's run was to report: its covering tests (with the drifted ones where it
+    ran them), or every test of the real run."""
+    tests_run = mutant.get("tests_run", {})
+    if tests_run.get("rule") == "covering":
         m = mutant["mutation"]
         cand = {"lang": m["lang"], "function": m.get("function"), "executed": m.get("executed_by_subset", True),
                 "file": m["file"]}
-        return covering_tests(args.store, cand) or set()
+        return covering_tests(args.store, cand, drifted if "drift" in tests_run else ()) or set()
     return set(r["id"] for r in real["results"])
+
+
+def widen_mutant(args, repo, mutant, real, drifted, unstable):
+    """Runs the drifted tests a mutant recorded before the drift rule did not run (their results were
+    copied from the real commit) and records what they found. Returns the number of tests run."""
+    tests_run = mutant["tests_run"]
+    missing = set(drifted) & set(r["id"] for r in real["results"]) - set(tests_run["ran_tests"])
+    t0 = time.time()
+    found, uncollected, hangs = [], [], []
+    if missing:
+        if git(repo, "rev-parse", "-q", "--verify", mutant["commit"] + "^{commit}", check=False).strip() != mutant["commit"]:
+            if recreate_mutant(repo, mutant) != mutant["commit"]:
+                raise RuntimeError("mutant %d could not be made again" % mutant["mutant_id"])
+        checkout(repo, mutant["commit"])
+        results, info = run_subset(args, repo, "mutant-%03d-drift" % mutant["mutant_id"], only=missing)
+        ran = [r["id"] for r in results]
+        results, uncollected = add_uncollected(results, real["results"], missing)
+        hangs = info["hangs"]
+        passed_real = set(r["id"] for r in real["results"] if r["outcome"] in ("passed", "xfailed"))
+        failed = [r["id"] for r in results if r["outcome"] in ("failed", "error") and r["id"] in passed_real]
+        found = [k for k in failed if k not in unstable]
+        by_id = {r["id"]: r for r in results}
+        mutant["results"] = [by_id.pop(r["id"], r) for r in mutant["results"]] + list(by_id.values())
+        mutant["counts"] = counts(mutant["results"])
+        mutant["killed_by"] = sorted(set(mutant["killed_by"]) | set(found))
+        mutant["unstable_failures"] = sorted(set(mutant.get("unstable_failures", [])) |
+                                             set(k for k in failed if k in unstable))
+        mutant["not_collected"] = sorted(set(mutant.get("not_collected", [])) | set(uncollected))
+        if hangs:
+            mutant["hangs"] = mutant.get("hangs", []) + hangs
+        tests_run["ran_tests"] = sorted(set(tests_run["ran_tests"]) | set(ran))
+        tests_run["ran"] = len(tests_run["ran_tests"])
+    seconds = round(time.time() - t0, 1)
+    mutant["wall_seconds"] = round(mutant["wall_seconds"] + seconds, 1)
+    tests_run["drift"] = {"added": len(missing), "killers_found": sorted(found), "seconds": seconds,
+                          "recorded": "after the mutant"}
+    tests_run["reason"] = tests_run["reason"].replace("; the others'", DRIFT_REASON + "; the others'", 1)
+    return len(missing)
+
+
+DRIFT_REASON = (", and those whose start evidence executed code changed since the start (a function, or a file's "
+                "module level)")
 
 
 def path_alias(path):
@@ -1086,6 +1223,9 @@ def main():
     p.add_argument("--touch-paths", default=DEFAULT_TOUCH_PATHS,
                    help="paths whose changes each real commit's changed_files and executed_changed_* list "
                    "(another framework: its code folders, e.g. torchtune)")
+    p.add_argument("--drift-paths", default=DEFAULT_DRIFT_PATHS,
+                   help="Python folders whose changes since the start evidence widen a narrowable mutant's run to "
+                   "the tests whose start evidence executed the changed code (the tests' own folder included)")
     p.add_argument("--tests-file", help="pytest arguments relative to the tests folder, one or more per line, "
                    "shell-quoted; a line with '::' that does not start with '-' or a quote is one test id, verbatim; "
                    "'#' starts a comment line (default: the built-in CPU subset)")
@@ -1258,6 +1398,15 @@ def main():
         # for a while) failing on a mutant says nothing of the mutant: it kills nothing. Applied to the
         # mutants recorded before this rule too.
         unstable = unstable_tests(done.values())
+        drift_cache = {}
+
+        def drifted_for(commit):
+            """Tests whose start evidence may not hold their path at `commit`, and those it has no record of."""
+            if commit not in drift_cache:
+                drift = code_drift(repo, state["evidence"]["commit"], commit, args.drift_paths.split(","))
+                drift_cache[commit] = (drifted_tests(args.store, drift) |
+                                       tests_without_evidence(args.store, [r["id"] for r in done[commit]["results"]]))
+            return drift_cache[commit]
         # A test the mutant's run did not collect (its file failed to import) failed there: applied to the
         # mutants recorded before this rule too (their runs reported only what was collected).
         for m in mutants:
@@ -1267,7 +1416,8 @@ def main():
             ran = m.get("tests_run", {}).get("ran_tests")
             if ran is None:
                 ran = [r["id"] for r in m["results"] if not r.get("copied")]
-            results, uncollected = add_uncollected(m["results"], real["results"], expected_tests(args, m, real), ran)
+            results, uncollected = add_uncollected(m["results"], real["results"],
+                                                   expected_tests(args, m, real, drifted_for(m["mutant_of"])), ran)
             m["not_collected"] = uncollected
             if uncollected:
                 passed_real = set(r["id"] for r in real["results"] if r["outcome"] in ("passed", "xfailed"))
@@ -1282,6 +1432,25 @@ def main():
                 log("mutant %d: %s no longer counted as killing it (fails at real commits too)" %
                     (m["mutant_id"], ", ".join(m["unstable_failures"])))
                 save()
+        # The mutants recorded before the drift rule ran only the tests whose start evidence executed the
+        # mutated function: the tests whose path may have changed since run now, on the same mutant commit.
+        pending = sorted((m for m in mutants if m.get("tests_run", {}).get("rule") == "covering"
+                          and "drift" not in m["tests_run"] and m["mutant_of"] in done), key=lambda m: m["mutant_id"])
+        if pending:
+            log("%d mutant(s) recorded before the drift rule: running their drifted tests" % len(pending))
+        widen_started = time.time()
+        for k, m in enumerate(pending):
+            if not time_left():
+                log("deadline reached; %d mutant(s) still to widen" % (len(pending) - k))
+                save()
+                return
+            n = widen_mutant(args, repo, m, done[m["mutant_of"]], drifted_for(m["mutant_of"]), unstable)
+            save()
+            per = (time.time() - widen_started) / (k + 1)
+            log("mutant %d widened: %d drifted test(s) in %.0f s, %d more killer(s) (killed by %d); %d of %d, "
+                "about %.1f h left" % (m["mutant_id"], n, m["tests_run"]["drift"]["seconds"],
+                                       len(m["tests_run"]["drift"]["killers_found"]), len(m["killed_by"]), k + 1,
+                                       len(pending), per * (len(pending) - k - 1) / 3600.0))
         next_id = max([m["mutant_id"] for m in mutants] + [0]) + 1
         # commits whose changed code the start evidence saw executed (or that change compiled C++) first,
         # so that a short time budget still yields informative mutants; among those, commits with
@@ -1329,7 +1498,8 @@ def main():
                 check = (lambda since, f=cand["file"]: cpp_rebuilt(args, f, since)) if cand["lang"] == "cpp" else None
                 # --mutant-tests covering: only the tests whose start evidence ran the mutated function, except
                 # for a random share of the mutants, which run everything to show what the shortcut misses
-                covering = covering_tests(args.store, cand) if args.mutant_tests == "covering" else None
+                narrow = covering_tests(args.store, cand) if args.mutant_tests == "covering" else None
+                covering = covering_tests(args.store, cand, drifted_for(entry["commit"])) if narrow else None
                 full_check = (covering is not None and
                               random.Random("%d:check:%d" % (args.seed, number)).random() < args.full_suite_share)
                 only = None if covering is None or full_check else covering
@@ -1371,15 +1541,17 @@ def main():
                        "wall_seconds": round(time.time() - t0, 1), "counts": counts(results), "machine": machine}
                 if only is not None:
                     rec["tests_run"] = {"rule": "covering", "ran": len(ran_ids), "ran_tests": ran_ids,
-                                        "reason": "the tests whose start evidence executed %s::%s; the others' "
+                                        "reason": "the tests whose start evidence executed %s::%s%s; the others' "
                                                   "results are the real commit's (copied)" % (
-                                                      cand["file"], cand["function"])}
+                                                      cand["file"], cand["function"], DRIFT_REASON),
+                                        "drift": {"added": len(covering - narrow), "recorded": "with the mutant"}}
                 else:
                     rec["tests_run"] = {"rule": "all", "ran": len(ran_ids),
                                         "reason": whole_run_reason(args, cand, full_check)}
                 if full_check:
                     rec["shortcut_check"] = {"covering": sorted(covering),
-                                             "killers_outside_covering": [k for k in killed if k not in covering]}
+                                             "killers_outside_covering": [k for k in killed if k not in covering],
+                                             "killers_outside_start_evidence": [k for k in killed if k not in narrow]}
                 if info["hangs"]:
                     rec["hangs"] = info["hangs"]
                 if uncollected:

@@ -2,10 +2,12 @@
 start evidence of the deepspeed-cpu-latest history: which tests a mutant runs, and how the results of
 the others are carried over from the real commit."""
 
+import json
 import lzma
 import os
 import shutil
 import sqlite3
+import subprocess
 import sys
 
 import pytest
@@ -166,3 +168,110 @@ def test_tests_a_mutant_run_did_not_collect_count_as_errors():
     assert missing == ["tests/unit/a.py::t1"]
     assert [r["outcome"] for r in results if r["id"] == "tests/unit/a.py::t1"] == ["error"]
     assert sum(1 for r in results if r["id"] == "tests/unit/a.py::t1") == 1
+
+
+def _git(repo, *args):
+    subprocess.run(["git", "-C", str(repo)] + list(args), check=True, stdout=subprocess.DEVNULL,
+                   env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid",
+                            GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid"))
+
+
+def _commit(repo, files):
+    for name, text in files.items():
+        path = repo / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "c")
+    return subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, stdout=subprocess.PIPE,
+                          text=True).stdout.strip()
+
+
+START = '''import os
+
+LIMIT = 1
+
+
+def f(x):
+    y = x + 1
+    return y
+
+
+def g(x):
+    if x:
+        x -= 1
+    x *= 2
+    return x
+
+
+class C:
+    kind = "a"
+
+    def m(self):
+        return f(1)
+'''
+
+
+def test_the_drift_since_the_start_names_functions_at_either_commit_and_files_whose_module_level_changed(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    start = _commit(repo, {"deepspeed/a.py": START, "deepspeed/b.py": START, "deepspeed/c.py": START,
+                           "deepspeed/d.py": START,
+                           "tests/unit/test_a.py": "def test_a():\n    assert True\n"})
+    b = START.replace("    x *= 2\n", "")  # a line deleted: only the old side names g
+    b = b.replace("class C:\n", "# a comment at module level changes nothing\nclass C:\n")
+    b = b.replace("    return y\n", "    return y\n\n\ndef h():\n    return 2\n")  # a new function, blank lines around
+    c = START.replace('    kind = "a"', '    kind = "b"')  # a class body runs at import
+    a = START.replace("LIMIT = 1", "LIMIT = 2").replace("return f(1)", "return f(2)")
+    d = START.replace("    x *= 2\n", "    x *=\n")  # does not parse: what it changes is unknown
+    end = _commit(repo, {"deepspeed/a.py": a, "deepspeed/b.py": b, "deepspeed/c.py": c, "deepspeed/d.py": d,
+                         "tests/unit/test_a.py": "def test_a():\n    assert 1\n", "docs/x.py": "X = 1\n"})
+    funcs, files = recorder.code_drift(str(repo), start, end, ["deepspeed", "tests"])
+    assert funcs == {"deepspeed/a.py::C.m", "deepspeed/b.py::g", "deepspeed/b.py::h", "deepspeed/d.py::g",
+                     "tests/unit/test_a.py::test_a"}
+    assert files == {"deepspeed/a.py", "deepspeed/c.py", "deepspeed/d.py"}, \
+        "docs/ is not under the paths; b.py's comment is no code"
+    assert recorder.code_drift(str(repo), start, start, ["deepspeed"]) == (set(), set())
+
+
+def test_drifted_tests_are_those_whose_start_evidence_ran_changed_code(store):
+    engine = "deepspeed/runtime/engine.py::DeepSpeedEngine.save_checkpoint"
+    assert recorder.drifted_tests(store, ({engine}, set())) == contexts_of(store, engine)
+    con = sqlite3.connect(store)
+    try:
+        covering_lr = set(r[0] for r in con.execute(
+            "SELECT DISTINCT t.name FROM coverage c JOIN tests t ON t.id = c.test_id JOIN files f ON f.id = c.file_id "
+            "WHERE f.path = 'deepspeed/runtime/lr_schedules.py'"))
+    finally:
+        con.close()
+    assert covering_lr and recorder.drifted_tests(store, (set(), {"deepspeed/runtime/lr_schedules.py"})) == covering_lr
+    both = recorder.drifted_tests(store, ({engine}, {"deepspeed/runtime/lr_schedules.py"}))
+    assert both == contexts_of(store, engine) | covering_lr
+    # the link deepspeed/accelerator -> accelerator/ names the same code
+    assert recorder.drifted_tests(store, ({"deepspeed/accelerator/real_accelerator.py::get_accelerator"}, set())) == \
+        contexts_of(store, "accelerator/real_accelerator.py::get_accelerator")
+    assert recorder.tests_without_evidence(store, ["tests/unit/no_such_test.py::t"] + sorted(covering_lr)) == \
+        {"tests/unit/no_such_test.py::t"}
+
+
+def test_the_drift_rule_holds_the_killers_the_start_evidence_missed(store):
+    # Mutant 70 (a condition in Init.__init__, at commit 37) ran every test as a shortcut check: 10 of its
+    # killers are outside the tests whose start evidence executed Init.__init__. The functions the real
+    # commits up to it changed (those the start evidence saw executed, as the history lists them) lead to
+    # all 10.
+    history = json.load(lzma.open(os.path.join(HISTORY, "history.json.xz")))
+    changed = set()
+    for entry in history["commits"]:
+        if entry.get("kind") == "mutant":
+            continue
+        changed.update(entry["executed_changed_functions"])
+        if entry["commit"].startswith("a375b7f13e"):
+            break
+    m70 = next(e for e in history["commits"] if e.get("mutant_id") == 70)
+    missed = set(m70["shortcut_check"]["killers_outside_covering"])
+    cand = candidate(m70["mutation"]["file"], m70["mutation"]["function"])
+    narrow = recorder.covering_tests(store, cand)
+    assert len(missed) == 10 and not missed & narrow
+    widened = recorder.covering_tests(store, cand, recorder.drifted_tests(store, (changed, set())))
+    assert missed <= widened and narrow < widened
