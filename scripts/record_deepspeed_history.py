@@ -851,12 +851,12 @@ def mutant_candidates(args, repo, entry, executed_funcs, covered_files, built_cp
     return cands
 
 
-def covering_tests(store, cand, drifted=frozenset()):
+def covering_tests(store, cand):
     """Ids of the tests whose start evidence executed the function holding a mutated Python line (the
-    function's contexts, worker processes included), and the `drifted` ones (whose start evidence may not
-    hold their path at the mutant's commit: drifted_tests), or None where the evidence cannot narrow the
-    run: module level and class bodies (they run at import, which no test's context holds), C++, and
-    functions the start run did not execute (added or renamed since)."""
+    function's contexts, worker processes included), or None where the evidence cannot narrow the run:
+    module level and class bodies (they run at import, which no test's context holds), C++, and functions
+    the start run did not execute (added or renamed since). At a later commit some of these may no longer
+    run it and others may: covering_with_probe."""
     if cand["lang"] != "py" or not cand.get("function") or not cand["executed"]:
         return None
     keys = sorted(set("%s::%s" % (p, cand["function"]) for p in (cand["file"], path_alias(cand["file"]))))
@@ -866,7 +866,7 @@ def covering_tests(store, cand, drifted=frozenset()):
                            "WHERE c.function IN (%s)" % ",".join("?" * len(keys)), keys).fetchall()
     finally:
         con.close()
-    return (set(r[0] for r in rows) | set(drifted)) if rows else None
+    return set(r[0] for r in rows) or None
 
 
 def diff_sides(repo, old, new, paths):
@@ -948,6 +948,49 @@ def drifted_tests(store, drift):
         con.close()
 
 
+def probe_commit(args, repo, entry, tests, files):
+    """Runs `tests` at a real commit under the fastci plugin, recording the folders of `files` only, and
+    returns what each test executed there: {"executed": {test: [path::qualname]}, "outcomes": {test:
+    outcome}, ...}. The tests whose start evidence drifted are probed once per commit, so that each
+    mutant of the commit runs those of them that reach its function, not all."""
+    evdir = os.path.join(args.out, "probes", entry["commit"][:12])
+    shutil.rmtree(evdir, ignore_errors=True)
+    os.makedirs(evdir)
+    checkout(repo, entry["commit"])
+    folders = sorted(set(os.path.dirname(f) for f in files))
+    plugin = ["-p", "fastci_pytest", "--fastci-evidence=" + evdir] + [
+        "--fastci-source=" + os.path.join(repo, d) for d in folders]
+    t0 = time.time()
+    results, info = run_subset(args, repo, "probe-" + entry["commit"][:12], plugin_args=plugin,
+                               env_extra={"FASTCI_COMMIT": entry["commit"]}, only=set(tests))
+    executed = {}
+    for name in sorted(os.listdir(evdir)):
+        with open(os.path.join(evdir, name), encoding="utf-8") as fh:
+            for line in fh:
+                if '"context"' not in line:
+                    continue
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue
+                if rec.get("type") == "context" and rec.get("test"):
+                    executed.setdefault(rec["test"], set()).add(rec["function"])
+    return {"tests": sorted(tests), "folders": folders, "outcomes": {r["id"]: r["outcome"] for r in results},
+            "executed": {t: sorted(f) for t, f in sorted(executed.items())}, "hangs": info["hangs"],
+            "seconds": round(time.time() - t0, 1)}
+
+
+def covering_with_probe(narrow, drifted, probe, cand):
+    """A narrowable mutant's tests: those of `narrow` (start evidence) whose path has not drifted, and the
+    drifted ones that executed the mutated function at the mutant's real commit (`probe`), or that the
+    probe could not tell about (not run there, or not passing: their record may stop short)."""
+    keys = set("%s::%s" % (p, cand["function"]) for p in (cand["file"], path_alias(cand["file"])))
+    outcomes, executed = probe["outcomes"], probe["executed"]
+    told = ("passed", "skipped", "xfailed", "xpassed")
+    reach = set(t for t in drifted if outcomes.get(t) not in told or keys & set(executed.get(t, ())))
+    return (set(narrow) - set(drifted)) | reach
+
+
 def tests_without_evidence(store, ids):
     """The ids among `ids` that the start evidence has no record of (added or renamed since)."""
     con = sqlite3.connect("file:%s?mode=ro" % store, uri=True)
@@ -1004,23 +1047,29 @@ def add_uncollected(results, real_results, expected, ran=None):
     return out, sorted(ids)
 
 
-def expected_tests(args, mutant, real, drifted):
-    """The tests a recorded mutant's run was to report: its covering tests (with the drifted ones where it
-    ran them), or every test of the real run."""
+def mutation_candidate(mutant):
+    """A recorded mutant's mutation in the form mutant_candidates gives."""
+    m = mutant["mutation"]
+    return {"lang": m["lang"], "function": m.get("function"), "executed": m.get("executed_by_subset", True),
+            "file": m["file"]}
+
+
+def expected_tests(args, mutant, real, covering_for):
+    """The tests a recorded mutant's run was to report: its covering tests (`covering_for(candidate)`
+    where it ran them, the start evidence's before), or every test of the real run."""
     tests_run = mutant.get("tests_run", {})
     if tests_run.get("rule") == "covering":
-        m = mutant["mutation"]
-        cand = {"lang": m["lang"], "function": m.get("function"), "executed": m.get("executed_by_subset", True),
-                "file": m["file"]}
-        return covering_tests(args.store, cand, drifted if "drift" in tests_run else ()) or set()
+        cand = mutation_candidate(mutant)
+        return (covering_for(cand) if "drift" in tests_run else covering_tests(args.store, cand)) or set()
     return set(r["id"] for r in real["results"])
 
 
-def widen_mutant(args, repo, mutant, real, drifted, unstable):
-    """Runs the drifted tests a mutant recorded before the drift rule did not run (their results were
-    copied from the real commit) and records what they found. Returns the number of tests run."""
+def widen_mutant(args, repo, mutant, real, covering, unstable):
+    """Runs the covering tests (covering_with_probe) a mutant recorded before the drift rule did not run
+    (their results were copied from the real commit) and records what they found. Returns the number of
+    tests run."""
     tests_run = mutant["tests_run"]
-    missing = set(drifted) & set(r["id"] for r in real["results"]) - set(tests_run["ran_tests"])
+    missing = set(covering) & set(r["id"] for r in real["results"]) - set(tests_run["ran_tests"])
     t0 = time.time()
     found, uncollected, hangs = [], [], []
     if missing:
@@ -1049,13 +1098,21 @@ def widen_mutant(args, repo, mutant, real, drifted, unstable):
     seconds = round(time.time() - t0, 1)
     mutant["wall_seconds"] = round(mutant["wall_seconds"] + seconds, 1)
     tests_run["drift"] = {"added": len(missing), "killers_found": sorted(found), "seconds": seconds,
-                          "recorded": "after the mutant"}
+                          "recorded": "after the mutant", "rule": "probe"}
     tests_run["reason"] = tests_run["reason"].replace("; the others'", DRIFT_REASON + "; the others'", 1)
     return len(missing)
 
 
-DRIFT_REASON = (", and those whose start evidence executed code changed since the start (a function, or a file's "
-                "module level)")
+# About what one probe (probe_commit) takes here: a few hundred DeepSpeed tests, most of them distributed.
+PROBE_MINUTES = 20
+
+
+class DeadlineReached(Exception):
+    """--deadline-minutes leaves too little time for the next run."""
+
+
+DRIFT_REASON = (" and had not drifted, and those whose start evidence executed code changed since the start (a "
+                "function, or a file's module level) that executed it at the real commit")
 
 
 def path_alias(path):
@@ -1290,8 +1347,8 @@ def main():
         fh.write(REPORTER_PLUGIN)
     started = time.time()
 
-    def time_left():
-        return not args.deadline_minutes or (time.time() - started) < args.deadline_minutes * 60
+    def time_left(needed_minutes=0):
+        return not args.deadline_minutes or (time.time() - started) < (args.deadline_minutes - needed_minutes) * 60
 
     # a recorder killed during a JIT build leaves torch's lock file behind, and the next build waits on it
     # forever; this folder is this recorder's own
@@ -1398,15 +1455,32 @@ def main():
         # for a while) failing on a mutant says nothing of the mutant: it kills nothing. Applied to the
         # mutants recorded before this rule too.
         unstable = unstable_tests(done.values())
-        drift_cache = {}
+        probes = state.setdefault("probes", {})
+        drifted_at = {}
 
-        def drifted_for(commit):
-            """Tests whose start evidence may not hold their path at `commit`, and those it has no record of."""
-            if commit not in drift_cache:
+        def covering_for(cand, real):
+            """A narrowable candidate's covering tests at its real commit (covering_with_probe), or None."""
+            narrow = covering_tests(args.store, cand)
+            if narrow is None:
+                return None
+            commit = real["commit"]
+            if commit not in drifted_at:
+                ids = set(r["id"] for r in real["results"])
                 drift = code_drift(repo, state["evidence"]["commit"], commit, args.drift_paths.split(","))
-                drift_cache[commit] = (drifted_tests(args.store, drift) |
-                                       tests_without_evidence(args.store, [r["id"] for r in done[commit]["results"]]))
-            return drift_cache[commit]
+                drifted_at[commit] = (drifted_tests(args.store, drift) | tests_without_evidence(args.store, ids)) & ids
+            drifted = drifted_at[commit]
+            if commit not in probes:
+                if not time_left(PROBE_MINUTES):
+                    raise DeadlineReached("no time left for the probe of %s" % commit[:10])
+                roots = args.mutate_paths.split(",")
+                files = [f for f in real["changed_files"] if f.endswith(".py") and f.split("/")[0] in roots]
+                log("probe of %s: %d test(s) whose start evidence drifted run under the plugin" %
+                    (commit[:10], len(drifted)))
+                probes[commit] = probe_commit(args, repo, real, drifted, files)
+                save()
+                log("probe of %s: %d test(s) in %.0f s" % (commit[:10], len(probes[commit]["outcomes"]),
+                                                          probes[commit]["seconds"]))
+            return covering_with_probe(narrow, drifted, probes[commit], cand)
         # A test the mutant's run did not collect (its file failed to import) failed there: applied to the
         # mutants recorded before this rule too (their runs reported only what was collected).
         for m in mutants:
@@ -1417,7 +1491,7 @@ def main():
             if ran is None:
                 ran = [r["id"] for r in m["results"] if not r.get("copied")]
             results, uncollected = add_uncollected(m["results"], real["results"],
-                                                   expected_tests(args, m, real, drifted_for(m["mutant_of"])), ran)
+                                                   expected_tests(args, m, real, lambda c: covering_for(c, real)), ran)
             m["not_collected"] = uncollected
             if uncollected:
                 passed_real = set(r["id"] for r in real["results"] if r["outcome"] in ("passed", "xfailed"))
@@ -1437,14 +1511,22 @@ def main():
         pending = sorted((m for m in mutants if m.get("tests_run", {}).get("rule") == "covering"
                           and "drift" not in m["tests_run"] and m["mutant_of"] in done), key=lambda m: m["mutant_id"])
         if pending:
-            log("%d mutant(s) recorded before the drift rule: running their drifted tests" % len(pending))
+            log("%d mutant(s) recorded before the drift rule: running the tests whose start evidence drifted and "
+                "that run the mutated function at the real commit" % len(pending))
         widen_started = time.time()
         for k, m in enumerate(pending):
             if not time_left():
                 log("deadline reached; %d mutant(s) still to widen" % (len(pending) - k))
                 save()
                 return
-            n = widen_mutant(args, repo, m, done[m["mutant_of"]], drifted_for(m["mutant_of"]), unstable)
+            real = done[m["mutant_of"]]
+            try:
+                covering = covering_for(mutation_candidate(m), real)
+            except DeadlineReached as stop:
+                log("deadline reached: %s; %d mutant(s) still to widen" % (stop, len(pending) - k))
+                save()
+                return
+            n = widen_mutant(args, repo, m, real, covering, unstable)
             save()
             per = (time.time() - widen_started) / (k + 1)
             log("mutant %d widened: %d drifted test(s) in %.0f s, %d more killer(s) (killed by %d); %d of %d, "
@@ -1493,13 +1575,18 @@ def main():
                     continue
                 tried.add(key)
                 number = next_id
+                # --mutant-tests covering: only the tests that run the mutated function (covering_with_probe),
+                # except for a random share of the mutants, which run everything to show what the shortcut misses
+                narrow = covering_tests(args.store, cand) if args.mutant_tests == "covering" else None
+                try:
+                    covering = covering_for(cand, real) if narrow else None
+                except DeadlineReached as stop:
+                    log("deadline reached: %s" % stop)
+                    save()
+                    return
                 sha = make_mutant(repo, entry, cand, number)
                 t0 = time.time()
                 check = (lambda since, f=cand["file"]: cpp_rebuilt(args, f, since)) if cand["lang"] == "cpp" else None
-                # --mutant-tests covering: only the tests whose start evidence ran the mutated function, except
-                # for a random share of the mutants, which run everything to show what the shortcut misses
-                narrow = covering_tests(args.store, cand) if args.mutant_tests == "covering" else None
-                covering = covering_tests(args.store, cand, drifted_for(entry["commit"])) if narrow else None
                 full_check = (covering is not None and
                               random.Random("%d:check:%d" % (args.seed, number)).random() < args.full_suite_share)
                 only = None if covering is None or full_check else covering
@@ -1544,7 +1631,8 @@ def main():
                                         "reason": "the tests whose start evidence executed %s::%s%s; the others' "
                                                   "results are the real commit's (copied)" % (
                                                       cand["file"], cand["function"], DRIFT_REASON),
-                                        "drift": {"added": len(covering - narrow), "recorded": "with the mutant"}}
+                                        "drift": {"added": len(covering - narrow), "left": len(narrow - covering),
+                                                  "recorded": "with the mutant", "rule": "probe"}}
                 else:
                     rec["tests_run"] = {"rule": "all", "ran": len(ran_ids),
                                         "reason": whole_run_reason(args, cand, full_check)}

@@ -273,5 +273,24 @@ def test_the_drift_rule_holds_the_killers_the_start_evidence_missed(store):
     cand = candidate(m70["mutation"]["file"], m70["mutation"]["function"])
     narrow = recorder.covering_tests(store, cand)
     assert len(missed) == 10 and not missed & narrow
-    widened = recorder.covering_tests(store, cand, recorder.drifted_tests(store, (changed, set())))
-    assert missed <= widened and narrow < widened
+    drifted = recorder.drifted_tests(store, (changed, set()))
+    assert missed <= drifted
+    # before a probe at the commit says which of them still run Init.__init__, every drifted test runs
+    unprobed = recorder.covering_with_probe(narrow, drifted, {"outcomes": {}, "executed": {}}, cand)
+    assert unprobed == narrow - drifted | drifted and missed <= unprobed
+
+
+def test_a_probe_at_the_real_commit_decides_the_drifted_tests():
+    cand = candidate("deepspeed/accelerator/real_accelerator.py", "get_accelerator")
+    steady, left, moved_in, moved_out, failing, absent = ("t::steady", "t::left", "t::in", "t::out", "t::failing",
+                                                          "t::absent")
+    narrow = {steady, left, moved_out}
+    drifted = {left, moved_in, moved_out, failing, absent}
+    probe = {"outcomes": {left: "passed", moved_in: "passed", moved_out: "skipped", failing: "failed"},
+             # the evidence names the file through the link or where it lies: both count
+             "executed": {moved_in: ["accelerator/real_accelerator.py::get_accelerator"],
+                          left: ["accelerator/real_accelerator.py::set_accelerator"],
+                          failing: []}}
+    covering = recorder.covering_with_probe(narrow, drifted, probe, cand)
+    assert covering == {steady, moved_in, failing, absent}, \
+        "kept: not drifted; in: ran it at the commit; failing or not run at the probe: cannot tell, so run"
