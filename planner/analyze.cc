@@ -53,6 +53,11 @@ util::Result<std::unique_ptr<callgraph::IndexCache>> open_index_cache(const Anal
 
 namespace {
 
+/// Frees every file's edges, capacity included: for facts whose edges a call graph now holds.
+void release_edges(frontend::RepositoryFacts& facts) {
+  for (auto& f : facts.files) std::vector<frontend::Edge>().swap(f.edges);
+}
+
 util::Result<std::vector<callgraph::SourceFile>> source_files(const GitRepository& repo, const std::string& commit) {
   auto files = repo.list_files(commit);
   if (!files.ok()) return files.error();
@@ -400,6 +405,11 @@ util::Result<std::vector<Plan>> analyze_variants(const AnalyzeOptions& options, 
   add_macros_used_outside_code(head_index->graph, plan.changes);
   add_native_unit_symbols(head_index->index, plan.changes);
   add_import_time_readers(head_index->graph, plan.changes);
+
+  // The head's edges were read into its graph and, for the changed files, into the change set: an
+  // index made for this analysis alone hands their memory to selection and the plan, the peak's
+  // largest part (about 85 MB for Megatron-LM's 1,344 files).
+  if (own_head) release_edges(own_head->index.facts);
 
   // Deleted symbols are found from the base commit's graph: their old callers are what breaks.
   std::optional<CommitIndex> base_index;
