@@ -623,20 +623,28 @@ def executed_from_evidence(args, state):
         # a recording resumed elsewhere from history.json, state.json and evidence.db only: the raw JSONL
         # files stayed behind, their summary is in state.json (saved below in main)
         return set(ev.get("executed_functions", [])), set(ev.get("covered_files", []))
-    for name in os.listdir(evdir):
+    for rec in evidence_records(evdir, ("context", "coverage")):
+        if rec["type"] == "context":
+            funcs.add(rec["function"])
+        elif rec.get("lines"):
+            files.add(rec["file"])
+    return funcs, files
+
+
+def evidence_records(evdir, types):
+    """The records of the given types in a folder of the plugin's JSONL files (a line cut short by a
+    killed process is skipped)."""
+    for name in sorted(os.listdir(evdir)):
         with open(os.path.join(evdir, name), encoding="utf-8") as fh:
             for line in fh:
-                if '"context"' not in line and '"coverage"' not in line:
+                if not any('"%s"' % t in line for t in types):
                     continue
                 try:
                     rec = json.loads(line)
                 except ValueError:
                     continue
-                if rec.get("type") == "context":
-                    funcs.add(rec["function"])
-                elif rec.get("type") == "coverage" and rec.get("lines"):
-                    files.add(rec["file"])
-    return funcs, files
+                if rec.get("type") in types:
+                    yield rec
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -964,17 +972,9 @@ def probe_commit(args, repo, entry, tests, files):
     results, info = run_subset(args, repo, "probe-" + entry["commit"][:12], plugin_args=plugin,
                                env_extra={"FASTCI_COMMIT": entry["commit"]}, only=set(tests))
     executed = {}
-    for name in sorted(os.listdir(evdir)):
-        with open(os.path.join(evdir, name), encoding="utf-8") as fh:
-            for line in fh:
-                if '"context"' not in line:
-                    continue
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    continue
-                if rec.get("type") == "context" and rec.get("test"):
-                    executed.setdefault(rec["test"], set()).add(rec["function"])
+    for rec in evidence_records(evdir, ("context",)):
+        if rec.get("test"):
+            executed.setdefault(rec["test"], set()).add(rec["function"])
     return {"tests": sorted(tests), "folders": folders, "outcomes": {r["id"]: r["outcome"] for r in results},
             "executed": {t: sorted(f) for t, f in sorted(executed.items())}, "hangs": info["hangs"],
             "seconds": round(time.time() - t0, 1)}

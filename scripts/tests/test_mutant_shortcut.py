@@ -294,3 +294,18 @@ def test_a_probe_at_the_real_commit_decides_the_drifted_tests():
     covering = recorder.covering_with_probe(narrow, drifted, probe, cand)
     assert covering == {steady, moved_in, failing, absent}, \
         "kept: not drifted; in: ran it at the commit; failing or not run at the probe: cannot tell, so run"
+
+
+def test_evidence_records_are_read_by_type_and_a_cut_line_is_skipped(tmp_path):
+    (tmp_path / "fastci-1-a.jsonl").write_text(
+        '{"type":"run","schema":1}\n'
+        '{"type":"context","test":"tests/unit/a.py::t","function":"deepspeed/x.py::f","count":1}\n'
+        '{"type":"coverage","test":"tests/unit/a.py::t","file":"deepspeed/x.py","lines":[[1,2]]}\n'
+        '{"type":"context","test":"tests/unit/a.py::t","function":"deepspeed/x.py::g","cou')
+    (tmp_path / "fastci-2-b.jsonl").write_text(
+        '{"type":"context","test":"tests/unit/b.py::t","function":"deepspeed/x.py::f","count":2}\n')
+    contexts = list(recorder.evidence_records(str(tmp_path), ("context",)))
+    assert [(r["test"], r["function"]) for r in contexts] == [("tests/unit/a.py::t", "deepspeed/x.py::f"),
+                                                              ("tests/unit/b.py::t", "deepspeed/x.py::f")]
+    both = list(recorder.evidence_records(str(tmp_path), ("context", "coverage")))
+    assert [r["type"] for r in both] == ["context", "coverage", "context"]
