@@ -332,11 +332,22 @@ def check_machine(state, machine):
                          % "; ".join(differs))
 
 
-def run_group(cmd, cwd, env, timeout, log_path, report=None, hang_limit=None):
+def every_test_reported(events):
+    """Whether a report holds a result for every test its run collected."""
+    collected = next((e["tests"] for e in events if e["event"] == "collected"), None)
+    if collected is None:
+        return False
+    results = set(e["id"] for e in events if e["event"] == "result")
+    return all(t in results for t, _ in collected)
+
+
+def run_group(cmd, cwd, env, timeout, log_path, report=None, hang_limit=None, exit_grace=60):
     """Runs cmd in its own process group; kills the whole group afterwards (pool workers included).
     With report and hang_limit: also kills it when the test that the report says is running has run for
     more than hang_limit seconds (DeepSpeed's harness itself can hang after its own timeout: it tears the
-    pool down with a starmap that has none)."""
+    pool down with a starmap that has none), or when every collected test has reported and pytest has
+    not exited `exit_grace` seconds later (under the fastci plugin, interpreter exit can wait forever on
+    a distributed store's thread)."""
     with open(log_path, "a", encoding="utf-8") as out:
         out.write("\n$ %s\n" % " ".join(shlex.quote(c) for c in cmd))
         out.flush()
@@ -344,6 +355,7 @@ def run_group(cmd, cwd, env, timeout, log_path, report=None, hang_limit=None):
                                 start_new_session=True)
         timed_out = False
         deadline = time.time() + timeout
+        reported_since = None
         try:
             while True:
                 try:
@@ -360,6 +372,12 @@ def run_group(cmd, cwd, env, timeout, log_path, report=None, hang_limit=None):
                             time.time() - events[-1]["time"] > hang_limit:
                         out.write("\n[recorder] %s: no result after %d s, killing the run\n" %
                                   (events[-1]["id"], hang_limit))
+                        break
+                    if reported_since is None and every_test_reported(events):
+                        reported_since = time.time()
+                    if reported_since is not None and time.time() - reported_since > exit_grace:
+                        out.write("\n[recorder] every collected test reported; pytest did not exit within %d s, "
+                                  "killing it\n" % exit_grace)
                         break
         finally:
             try:

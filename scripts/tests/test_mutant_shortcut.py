@@ -309,3 +309,12 @@ def test_evidence_records_are_read_by_type_and_a_cut_line_is_skipped(tmp_path):
                                                               ("tests/unit/b.py::t", "deepspeed/x.py::f")]
     both = list(recorder.evidence_records(str(tmp_path), ("context", "coverage")))
     assert [r["type"] for r in both] == ["context", "coverage", "context"]
+
+
+def test_a_run_is_done_when_every_collected_test_reported():
+    collected = {"event": "collected", "tests": [["tests/unit/a.py::t1", 1], ["tests/unit/a.py::t2", 2]]}
+    first = {"event": "result", "id": "tests/unit/a.py::t1", "outcome": "passed"}
+    second = {"event": "result", "id": "tests/unit/a.py::t2", "outcome": "failed"}
+    assert not recorder.every_test_reported([])
+    assert not recorder.every_test_reported([collected, first, {"event": "start", "id": "tests/unit/a.py::t2"}])
+    assert recorder.every_test_reported([collected, first, second])
