@@ -1485,7 +1485,9 @@ def main():
             if commit not in drifted_at:
                 ids = set(r["id"] for r in real["results"])
                 drift = code_drift(repo, state["evidence"]["commit"], commit, args.drift_paths.split(","))
-                drifted_at[commit] = (drifted_tests(args.store, drift) | tests_without_evidence(args.store, ids)) & ids
+                # a test that does not pass at the real commit cannot kill its mutants: not probed, not added
+                passing = set(r["id"] for r in real["results"] if r["outcome"] in ("passed", "xfailed"))
+                drifted_at[commit] = (drifted_tests(args.store, drift) | tests_without_evidence(args.store, ids)) & passing
             drifted = drifted_at[commit]
             if commit not in probes:
                 if not time_left(PROBE_MINUTES):
