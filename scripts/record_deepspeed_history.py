@@ -1164,13 +1164,14 @@ def drop_unstable_killers(mutant, unstable):
     return True
 
 
-def mutant_commit_rank(cands, index):
+def mutant_commit_rank(cands, index, probed=False):
     """Sort key of a commit in the mutant phase: commits with executed candidates first, then those
-    with a candidate inside an executed function (narrowable: only its covering tests run), then range
+    with a candidate inside an executed function (narrowable: only its covering tests run), among them
+    those probed already (covering_with_probe: their probe, a quarter of an hour, is paid), then range
     order."""
     executed = [c for c in cands if c["executed"]]
     narrowable = any(c["lang"] == "py" and c.get("function") for c in executed)
-    return (not executed, not narrowable, index)
+    return (not executed, not narrowable, not (narrowable and probed), index)
 
 
 def choose_mutants(cands, k, rng, unexecuted=False):
@@ -1563,7 +1564,8 @@ def main():
             if entry["commit"] in done:
                 cand_cache[entry["commit"]] = mutant_candidates(args, repo, entry, executed_funcs, covered_files,
                                                                 built_cpp)
-        ranked = sorted(range(len(commits)), key=lambda j: mutant_commit_rank(cand_cache.get(commits[j]["commit"], []), j))
+        ranked = sorted(range(len(commits)), key=lambda j: mutant_commit_rank(cand_cache.get(commits[j]["commit"], []), j,
+                                                                              commits[j]["commit"] in probes))
         for i in ranked:
             entry = commits[i]
             real = done.get(entry["commit"])

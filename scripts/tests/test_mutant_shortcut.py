@@ -146,6 +146,10 @@ def test_commits_with_narrowable_mutants_come_first():
     commits = {0: [cpp], 1: [unexecuted], 2: [module_level, in_function], 3: [module_level], 4: []}
     order = sorted(commits, key=lambda j: recorder.mutant_commit_rank(commits[j], j))
     assert order == [2, 0, 3, 1, 4]
+    # a probed commit's mutants need no probe: among the narrowable, first
+    commits[5] = [in_function]
+    order = sorted(commits, key=lambda j: recorder.mutant_commit_rank(commits[j], j, probed=j == 5))
+    assert order == [5, 2, 0, 3, 1, 4]
 
 
 def test_tests_a_mutant_run_did_not_collect_count_as_errors():
