@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "frontend/python/builtins.h"
+#include "frontend/python/interned_edges.h"
 #include "frontend/python/pytest_discovery.h"
 #include "frontend/python/resolver.h"
 
@@ -21,13 +22,15 @@ class Linker {
  public:
   Linker(const std::vector<ModuleRecord>& modules, std::vector<FileFacts>& files,
          const std::map<std::string, std::string>& package_aliases)
-      : modules_(modules), files_(files), resolver_(modules, package_aliases) {
+      : modules_(modules), files_(files), resolver_(modules, package_aliases), edges_(files.size()) {
     index_variables();
     index_built_classes();
   }
 
   /// The resolver's answers, not needed once every module is linked.
   void release_memo() { resolver_.release_memo(); }
+  /// The linked edges written into the files' facts as strings (after the memo and the records are freed).
+  void expand_edges() { edges_.expand_into(files_, resolver_.texts_by_number()); }
 
   void run() {
     for (std::size_t m = 0; m < modules_.size(); ++m) {
@@ -40,11 +43,9 @@ class Linker {
         if (reference.kind == EdgeKind::read) link_read(reference);
         else link_reference(reference);
       }
-      // The linked facts of every module are alive together: growth by doubling leaves a third unused.
-      files_[m].edges.shrink_to_fit();
     }
     link_name_matches();
-    discover_tests(resolver_, files_);
+    discover_tests(resolver_, files_, edges_);
   }
 
  private:
@@ -224,8 +225,9 @@ class Linker {
           for (const auto& [name, ids] : v->second) fields.insert(ids.begin(), ids.end());
       }
     }
-    auto& edges = files_[resolver_.module_of(class_scope)].edges;
-    for (const auto& field : fields) edges.push_back({hub, field, EdgeKind::read, std::string(), resolver_.scope(class_scope).line});
+    const auto file = static_cast<std::size_t>(resolver_.module_of(class_scope));
+    for (const auto& field : fields)
+      edges_.add(file, resolver_.intern(hub), resolver_.intern(field), EdgeKind::read, resolver_.scope(class_scope).line);
     return hub;
   }
 
@@ -371,15 +373,12 @@ class Linker {
           add("?." + name, id, EdgeKind::name_match, 0);
         }
     }
-    // These come after each module's edges were fitted: the growth by doubling is fitted again
-    // (on Megatron-LM it held 37 MB of edges at the peak; a file that got none is already fitted).
-    for (auto& file : files_) file.edges.shrink_to_fit();
   }
 
   void add(const std::string& from, const std::string& to, EdgeKind kind, int line) {
-    if (!seen_.insert({resolver_.intern(from), resolver_.intern(to), line, kind}).second) return;
-    // Every edge of a module is in its own file: left empty (Edge::file) rather than copied into each.
-    files_[module_].edges.push_back({from, to, kind, std::string(), line});
+    const auto f = resolver_.intern(from), t = resolver_.intern(to);
+    if (!seen_.insert({f, t, line, kind}).second) return;
+    edges_.add(static_cast<std::size_t>(module_), f, t, kind, line);
   }
 
   /// contains: module -> top-level definitions, class -> its definitions; override edges.
@@ -579,6 +578,7 @@ class Linker {
   std::set<std::string> name_matched_;
   std::unordered_set<std::string> built_names_;  ///< names of classes built_by_library
   std::unordered_set<int> hubs_;  ///< classes whose built_fields_hub edges are made
+  InternedEdges edges_;  ///< what linking adds to files_, as strings only once the records are freed
 };
 
 }  // namespace
@@ -591,13 +591,15 @@ RepositoryFacts link_modules(std::vector<ModuleRecord> modules, const std::map<s
   auto kept = std::make_unique<std::vector<ModuleRecord>>(std::move(modules));
   auto linker = std::make_unique<Linker>(*kept, out.files, package_aliases);
   linker->run();
-  if (!release) {
-    // The memo is in an arena and frees at once; the linker's other tables (many small allocations,
-    // slower to free than to leave) are left to the exit. The records are cheap to free and a sixth
-    // of the peak. The linker refers to the records only while it runs.
-    linker->release_memo();
-    linker.release();
-  }
+  // The memo is in an arena and frees at once; the records are cheap to free and a sixth of the
+  // peak (the linker refers to them only while it runs). Only then do the linked edges become
+  // strings, so that the two are never held together.
+  linker->release_memo();
+  kept.reset();
+  linker->expand_edges();
+  // The linker's other tables (many small allocations, slower to free than to leave) are left to the
+  // exit where the process ends soon.
+  if (!release) linker.release();
   return out;
 }
 

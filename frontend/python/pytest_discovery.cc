@@ -36,7 +36,8 @@ using FixtureTable = std::unordered_map<std::string, int>;
 
 class Discovery {
  public:
-  Discovery(Resolver& resolver, std::vector<FileFacts>& files) : r_(resolver), files_(files) {
+  Discovery(Resolver& resolver, std::vector<FileFacts>& files, InternedEdges& edges)
+      : r_(resolver), files_(files), edges_(edges) {
     for (std::size_t m = 0; m < files_.size(); ++m)
       if (base_name(r_.module(m).facts.path) == "conftest.py")
         conftests_[std::string(directory_of(r_.module(m).facts.path))] = static_cast<int>(m);
@@ -333,16 +334,17 @@ class Discovery {
 
   void add_edge(FileFacts& facts, const std::string& from, const std::string& to, int line) {
     // Keyed by interned ids: a key string per edge held about 30 MB on Megatron-LM's 10,000 tests.
-    if (!edges_.insert(std::uint64_t{r_.intern(from)} << 32 | r_.intern(to)).second) return;
-    // The edge is in its own file's facts: Edge::file left empty rather than the path copied into each.
-    facts.edges.push_back({from, to, EdgeKind::fixture, std::string(), line});
+    const auto f = r_.intern(from), t = r_.intern(to);
+    if (!seen_edges_.insert(std::uint64_t{f} << 32 | t).second) return;
+    edges_.add(static_cast<std::size_t>(&facts - files_.data()), f, t, EdgeKind::fixture, line);
   }
 
   Resolver& r_;
   std::vector<FileFacts>& files_;
   std::unordered_map<std::string, int> conftests_;
   std::unordered_map<int, FixtureTable> module_tables_;
-  std::unordered_set<std::uint64_t> edges_;  ///< from << 32 | to, interned (Resolver::intern)
+  std::unordered_set<std::uint64_t> seen_edges_;  ///< from << 32 | to, interned (Resolver::intern)
+  InternedEdges& edges_;
 };
 
 }  // namespace
@@ -355,6 +357,8 @@ bool is_test_file(std::string_view path) {
   return (starts_with(name, "test_") && ends_with(".py")) || ends_with("_test.py");
 }
 
-void discover_tests(Resolver& resolver, std::vector<FileFacts>& files) { Discovery(resolver, files).run(); }
+void discover_tests(Resolver& resolver, std::vector<FileFacts>& files, InternedEdges& edges) {
+  Discovery(resolver, files, edges).run();
+}
 
 }  // namespace fastci::frontend::python

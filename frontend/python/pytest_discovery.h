@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "frontend/facts.h"
+#include "frontend/python/interned_edges.h"
 #include "frontend/python/resolver.h"
 
 namespace fastci::frontend::python {
@@ -15,7 +16,7 @@ namespace fastci::frontend::python {
 bool is_test_file(std::string_view path);
 
 /// Adds the tests of every test module to files[i] (parallel to the resolver's modules), marks
-/// test functions SymbolKind::test and adds fixture edges.
-void discover_tests(Resolver& resolver, std::vector<FileFacts>& files);
+/// test functions SymbolKind::test and adds fixture edges (to `edges`, by file).
+void discover_tests(Resolver& resolver, std::vector<FileFacts>& files, InternedEdges& edges);
 
 }  // namespace fastci::frontend::python

@@ -266,6 +266,12 @@ std::uint32_t Resolver::intern(std::string_view text) {
   return id;
 }
 
+std::vector<const std::string*> Resolver::texts_by_number() const {
+  std::vector<const std::string*> out(texts_.size());
+  for (const auto& [text, number] : texts_) out[number] = &text;
+  return out;
+}
+
 StoredText Resolver::stored(std::string_view text) const {
   // The table's keys live in its nodes, which never move.
   auto it = texts_.find(text);

@@ -111,6 +111,8 @@ class Resolver {
   std::uint32_t intern(std::string_view text);
   /// The text kept once for as long as the resolver lives (Value::text).
   StoredText stored(std::string_view text) const;
+  /// Every interned text by its number (intern): valid while the resolver lives and interns nothing new.
+  std::vector<const std::string*> texts_by_number() const;
   /// Frees the memo (every answer given so far) at once; the resolver answers on, asking again.
   void release_memo();
   /// Bindings of a name in a scope, through the per-scope sorted index.
