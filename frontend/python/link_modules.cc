@@ -29,8 +29,12 @@ class Linker {
 
   /// The resolver's answers, not needed once every module is linked.
   void release_memo() { resolver_.release_memo(); }
-  /// The linked edges written into the files' facts as strings (after the memo and the records are freed).
-  void expand_edges() { edges_.expand_into(files_, resolver_.texts_by_number()); }
+  /// The linked edges written into the files' facts as strings (after the memo and the records are
+  /// freed); the texts they were numbers of go with them (the resolver is asked nothing more).
+  void expand_edges() {
+    edges_.expand_into(files_, resolver_.texts_by_number());
+    resolver_.release_texts();
+  }
 
   void run() {
     for (std::size_t m = 0; m < modules_.size(); ++m) {

@@ -272,6 +272,8 @@ std::vector<const std::string*> Resolver::texts_by_number() const {
   return out;
 }
 
+void Resolver::release_texts() { decltype(texts_)().swap(texts_); }
+
 StoredText Resolver::stored(std::string_view text) const {
   // The table's keys live in its nodes, which never move.
   auto it = texts_.find(text);

@@ -113,6 +113,8 @@ class Resolver {
   StoredText stored(std::string_view text) const;
   /// Every interned text by its number (intern): valid while the resolver lives and interns nothing new.
   std::vector<const std::string*> texts_by_number() const;
+  /// Frees the interned texts, for a resolver that will be asked nothing more (answers point into them).
+  void release_texts();
   /// Frees the memo (every answer given so far) at once; the resolver answers on, asking again.
   void release_memo();
   /// Bindings of a name in a scope, through the per-scope sorted index.
