@@ -1527,6 +1527,26 @@ def main():
                 log("mutant %d: %s no longer counted as killing it (fails at real commits too)" %
                     (m["mutant_id"], ", ".join(m["unstable_failures"])))
                 save()
+        # The shortcut checks recorded before the drift rule (every test ran) say what the rule misses:
+        # their covering tests under it, probing their commits where needed.
+        for m in sorted((m for m in mutants if "shortcut_check" in m and m["mutant_of"] in done
+                         and "killers_outside_covering_with_probe" not in m["shortcut_check"]),
+                        key=lambda m: m["mutant_id"]):
+            try:
+                covering = covering_for(mutation_candidate(m), done[m["mutant_of"]])
+            except DeadlineReached as stop:
+                log("deadline reached: %s" % stop)
+                save()
+                return
+            check = m["shortcut_check"]
+            check["covering_with_probe"] = sorted(covering or ())
+            check["killers_outside_covering_with_probe"] = [k for k in m["killed_by"] if k not in (covering or ())]
+            save()
+            log("shortcut check of mutant %d under the drift rule: %d covering test(s), %d of its %d killer(s) "
+                "outside them (%d outside the start evidence's)" % (
+                    m["mutant_id"], len(check["covering_with_probe"]),
+                    len(check["killers_outside_covering_with_probe"]), len(m["killed_by"]),
+                    len(check["killers_outside_covering"])))
         # The mutants recorded before the drift rule ran only the tests whose start evidence executed the
         # mutated function: the tests whose path may have changed since run now, on the same mutant commit.
         pending = sorted((m for m in mutants if m.get("tests_run", {}).get("rule") == "covering"
@@ -1659,9 +1679,11 @@ def main():
                     rec["tests_run"] = {"rule": "all", "ran": len(ran_ids),
                                         "reason": whole_run_reason(args, cand, full_check)}
                 if full_check:
-                    rec["shortcut_check"] = {"covering": sorted(covering),
-                                             "killers_outside_covering": [k for k in killed if k not in covering],
-                                             "killers_outside_start_evidence": [k for k in killed if k not in narrow]}
+                    # "covering": the start evidence's tests (as in the checks recorded before the drift rule)
+                    rec["shortcut_check"] = {"covering": sorted(narrow),
+                                             "killers_outside_covering": [k for k in killed if k not in narrow],
+                                             "covering_with_probe": sorted(covering),
+                                             "killers_outside_covering_with_probe": [k for k in killed if k not in covering]}
                 if info["hangs"]:
                     rec["hangs"] = info["hangs"]
                 if uncollected:
@@ -1677,7 +1699,8 @@ def main():
                     number, entry["commit"][:10], cand["lang"], cand["operator"], cand["file"], cand["line"],
                     len(killed), len(ran_ids), rec["tests_run"]["rule"], fmt_counts(rec["counts"]),
                     rec["wall_seconds"], "; shortcut check: %d killer(s) outside the %d covering test(s)" % (
-                        len(rec["shortcut_check"]["killers_outside_covering"]), len(covering)) if full_check else ""))
+                        len(rec["shortcut_check"]["killers_outside_covering_with_probe"]), len(covering))
+                    if full_check else ""))
             if need > 0:
                 log("commit %s: %d mutant(s) short (no more candidates)" % (entry["commit"][:10], need))
     save()
