@@ -1531,7 +1531,8 @@ def main():
         # their covering tests under it, probing their commits where needed.
         for m in sorted((m for m in mutants if "shortcut_check" in m and m["mutant_of"] in done
                          and "killers_outside_covering_with_probe" not in m["shortcut_check"]),
-                        key=lambda m: m["mutant_id"]):
+                        # those whose start evidence missed killers first: the ones the rule is for
+                        key=lambda m: (-len(m["shortcut_check"]["killers_outside_covering"]), m["mutant_id"])):
             try:
                 covering = covering_for(mutation_candidate(m), done[m["mutant_of"]])
             except DeadlineReached as stop:
