@@ -1550,8 +1550,10 @@ def main():
                     len(check["killers_outside_covering"])))
         # The mutants recorded before the drift rule ran only the tests whose start evidence executed the
         # mutated function: the tests whose path may have changed since run now, on the same mutant commit.
+        # those of probed commits first (no probe to wait for)
         pending = sorted((m for m in mutants if m.get("tests_run", {}).get("rule") == "covering"
-                          and "drift" not in m["tests_run"] and m["mutant_of"] in done), key=lambda m: m["mutant_id"])
+                          and "drift" not in m["tests_run"] and m["mutant_of"] in done),
+                         key=lambda m: (m["mutant_of"] not in probes, m["mutant_id"]))
         if pending:
             log("%d mutant(s) recorded before the drift rule: running the tests whose start evidence drifted and "
                 "that run the mutated function at the real commit" % len(pending))
