@@ -1009,6 +1009,39 @@ def covering_with_probe(narrow, drifted, probe, cand):
     return (set(narrow) - set(drifted)) | reach
 
 
+def reused_pool_classes(repo, commit, tests_dir="tests"):
+    """"path::Class" of the DistributedTest classes that set `reuse_dist_env = True` at a commit: their
+    tests run in one pool of worker processes, and the plugin attributes what a worker executes to the
+    test it last saw (it polls the running test's id), so a short test's work can land on the test before
+    it in the class."""
+    out = set()
+    hits = git(repo, "grep", "-n", "reuse_dist_env *= *True", commit, "--", tests_dir, check=False)
+    by_file = {}
+    for line in hits.splitlines():
+        parts = line.split(":", 3)  # commit:path:line:text
+        if len(parts) == 4:
+            by_file.setdefault(parts[1], set()).add(int(parts[2]))
+    for path, lines in by_file.items():
+        try:
+            tree = ast.parse(git(repo, "show", "%s:%s" % (commit, path)))
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and any(node.lineno <= ln <= node.end_lineno for ln in lines):
+                out.add("%s::%s" % (path, node.name))
+    return out
+
+
+def with_pool_neighbours(covering, ids, classes):
+    """`covering` with every test of `ids` in a reused-pool class (reused_pool_classes) one of whose tests
+    it holds: what the plugin attributed to one of them may be another's."""
+    def class_of(test):
+        parts = test.split("::")
+        return "::".join(parts[:2]) if len(parts) > 2 else None
+    hit = set(class_of(t) for t in covering) & set(classes)
+    return set(covering) | set(t for t in ids if class_of(t) in hit)
+
+
 def tests_without_evidence(store, ids):
     """The ids among `ids` that the start evidence has no record of (added or renamed since)."""
     con = sqlite3.connect("file:%s?mode=ro" % store, uri=True)
@@ -1115,11 +1148,19 @@ def widen_mutant(args, repo, mutant, real, covering, unstable):
         tests_run["ran"] = len(tests_run["ran_tests"])
     seconds = round(time.time() - t0, 1)
     mutant["wall_seconds"] = round(mutant["wall_seconds"] + seconds, 1)
-    tests_run["drift"] = {"added": len(missing), "killers_found": sorted(found), "seconds": seconds,
-                          "recorded": "after the mutant", "rule": "probe"}
-    tests_run["reason"] = tests_run["reason"].replace("; the others'", DRIFT_REASON + "; the others'", 1)
+    before = tests_run.get("drift", {})  # completed under an earlier rule: what it added stays
+    tests_run["drift"] = {"added": before.get("added", 0) + len(missing),
+                          "killers_found": sorted(set(before.get("killers_found", [])) | set(found)),
+                          "seconds": round(before.get("seconds", 0) + seconds, 1), "recorded": "after the mutant",
+                          "rule": DRIFT_RULE}
+    if DRIFT_REASON not in tests_run["reason"]:
+        head = tests_run["reason"].split(" and had not drifted")[0].split("; the others'")[0]
+        tests_run["reason"] = head + DRIFT_REASON + "; the others' results are the real commit's (copied)"
     return len(missing)
 
+
+# The rule a narrowable mutant's tests follow (covering_for); an entry made under another is completed.
+DRIFT_RULE = "probe, reused pools"
 
 # About what one probe (probe_commit) takes here: a few hundred DeepSpeed tests, most of them distributed.
 PROBE_MINUTES = 20
@@ -1129,8 +1170,9 @@ class DeadlineReached(Exception):
     """--deadline-minutes leaves too little time for the next run."""
 
 
-DRIFT_REASON = (" and had not drifted, and those whose start evidence executed code changed since the start (a "
-                "function, or a file's module level) that executed it at the real commit")
+DRIFT_REASON = (" and had not drifted, those whose start evidence executed code changed since the start (a "
+                "function, or a file's module level) that executed it at the real commit, and the tests of a "
+                "reused-pool class one of these is in")
 
 
 def path_alias(path):
@@ -1475,7 +1517,7 @@ def main():
         # mutants recorded before this rule too.
         unstable = unstable_tests(done.values())
         probes = state.setdefault("probes", {})
-        drifted_at = {}
+        drifted_at, pool_classes = {}, {}
 
         def covering_for(cand, real):
             """A narrowable candidate's covering tests at its real commit (covering_with_probe), or None."""
@@ -1501,7 +1543,11 @@ def main():
                 save()
                 log("probe of %s: %d test(s) in %.0f s" % (commit[:10], len(probes[commit]["outcomes"]),
                                                           probes[commit]["seconds"]))
-            return covering_with_probe(narrow, drifted, probes[commit], cand)
+            if commit not in pool_classes:
+                pool_classes[commit] = reused_pool_classes(repo, commit)
+            covering = covering_with_probe(narrow, drifted, probes[commit], cand)
+            return with_pool_neighbours(covering, [r["id"] for r in real["results"] if r["outcome"] in
+                                                   ("passed", "xfailed")], pool_classes[commit])
         # A test the mutant's run did not collect (its file failed to import) failed there: applied to the
         # mutants recorded before this rule too (their runs reported only what was collected).
         for m in mutants:
@@ -1530,7 +1576,7 @@ def main():
         # The shortcut checks recorded before the drift rule (every test ran) say what the rule misses:
         # their covering tests under it, probing their commits where needed.
         for m in sorted((m for m in mutants if "shortcut_check" in m and m["mutant_of"] in done
-                         and "killers_outside_covering_with_probe" not in m["shortcut_check"]),
+                         and m["shortcut_check"].get("rule") != DRIFT_RULE),
                         # those whose start evidence missed killers first: the ones the rule is for
                         key=lambda m: (-len(m["shortcut_check"]["killers_outside_covering"]), m["mutant_id"])):
             try:
@@ -1540,6 +1586,7 @@ def main():
                 save()
                 return
             check = m["shortcut_check"]
+            check["rule"] = DRIFT_RULE
             check["covering_with_probe"] = sorted(covering or ())
             check["killers_outside_covering_with_probe"] = [k for k in m["killed_by"] if k not in (covering or ())]
             save()
@@ -1552,7 +1599,8 @@ def main():
         # mutated function: the tests whose path may have changed since run now, on the same mutant commit.
         # those of probed commits first (no probe to wait for)
         pending = sorted((m for m in mutants if m.get("tests_run", {}).get("rule") == "covering"
-                          and "drift" not in m["tests_run"] and m["mutant_of"] in done),
+                          and m["tests_run"].get("drift", {}).get("rule") not in (DRIFT_RULE, "every drifted test")
+                          and m["mutant_of"] in done),
                          key=lambda m: (m["mutant_of"] not in probes, m["mutant_id"]))
         if pending:
             log("%d mutant(s) recorded before the drift rule: running the tests whose start evidence drifted and "
@@ -1677,7 +1725,7 @@ def main():
                                                   "results are the real commit's (copied)" % (
                                                       cand["file"], cand["function"], DRIFT_REASON),
                                         "drift": {"added": len(covering - narrow), "left": len(narrow - covering),
-                                                  "recorded": "with the mutant", "rule": "probe"}}
+                                                  "recorded": "with the mutant", "rule": DRIFT_RULE}}
                 else:
                     rec["tests_run"] = {"rule": "all", "ran": len(ran_ids),
                                         "reason": whole_run_reason(args, cand, full_check)}
@@ -1685,7 +1733,7 @@ def main():
                     # "covering": the start evidence's tests (as in the checks recorded before the drift rule)
                     rec["shortcut_check"] = {"covering": sorted(narrow),
                                              "killers_outside_covering": [k for k in killed if k not in narrow],
-                                             "covering_with_probe": sorted(covering),
+                                             "rule": DRIFT_RULE, "covering_with_probe": sorted(covering),
                                              "killers_outside_covering_with_probe": [k for k in killed if k not in covering]}
                 if info["hangs"]:
                     rec["hangs"] = info["hangs"]

@@ -322,3 +322,23 @@ def test_a_run_is_done_when_every_collected_test_reported():
     assert not recorder.every_test_reported([])
     assert not recorder.every_test_reported([collected, first, {"event": "start", "id": "tests/unit/a.py::t2"}])
     assert recorder.every_test_reported([collected, first, second])
+
+
+def test_tests_of_a_reused_pool_class_go_together(tmp_path):
+    # The plugin attributes a reused pool worker's work to the test it last saw: mutant 70's killers
+    # TestOptimizerImplementation::test[...-zero3] had their ZeRO-3 work recorded under [...-zero2].
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    commit = _commit(repo, {"tests/unit/test_x.py": (
+        "class DistributedTest:\n    pass\n\n\n"
+        "class TestReused(DistributedTest):\n    world_size = 1\n    reuse_dist_env = True\n\n"
+        "    def test(self, stage):\n        pass\n\n\n"
+        "class TestFresh(DistributedTest):\n    world_size = 2\n\n    def test(self):\n        pass\n")})
+    classes = recorder.reused_pool_classes(str(repo), commit)
+    assert classes == {"tests/unit/test_x.py::TestReused"}
+    ids = ["tests/unit/test_x.py::TestReused::test[zero2]", "tests/unit/test_x.py::TestReused::test[zero3]",
+           "tests/unit/test_x.py::TestFresh::test", "tests/unit/test_y.py::test_plain"]
+    assert recorder.with_pool_neighbours({ids[0]}, ids, classes) == set(ids[:2])
+    assert recorder.with_pool_neighbours({ids[2], ids[3]}, ids, classes) == {ids[2], ids[3]}, \
+        "a class that starts a pool per test, and a plain function, stand alone"
