@@ -1582,9 +1582,8 @@ def main():
             try:
                 covering = covering_for(mutation_candidate(m), done[m["mutant_of"]])
             except DeadlineReached as stop:
-                log("deadline reached: %s" % stop)
-                save()
-                return
+                log("deadline near: %s; the checks wait, mutants of probed commits are completed" % stop)
+                break
             check = m["shortcut_check"]
             check["rule"] = DRIFT_RULE
             check["covering_with_probe"] = sorted(covering or ())
