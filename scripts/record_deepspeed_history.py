@@ -1595,15 +1595,15 @@ def main():
                     len(check["killers_outside_covering_with_probe"]), len(m["killed_by"]),
                     len(check["killers_outside_covering"])))
         # The mutants recorded before the drift rule ran only the tests whose start evidence executed the
-        # mutated function: the tests whose path may have changed since run now, on the same mutant commit.
-        # those of probed commits first (no probe to wait for)
+        # mutated function: the covering tests they lack run now, on the same mutant commit; those of
+        # probed commits first (no probe to wait for).
         pending = sorted((m for m in mutants if m.get("tests_run", {}).get("rule") == "covering"
                           and m["tests_run"].get("drift", {}).get("rule") not in (DRIFT_RULE, "every drifted test")
                           and m["mutant_of"] in done),
                          key=lambda m: (m["mutant_of"] not in probes, m["mutant_id"]))
         if pending:
-            log("%d mutant(s) recorded before the drift rule: running the tests whose start evidence drifted and "
-                "that run the mutated function at the real commit" % len(pending))
+            log("%d mutant(s) recorded under an earlier rule: running the covering tests they lack (%s)" %
+                (len(pending), DRIFT_RULE))
         widen_started = time.time()
         for k, m in enumerate(pending):
             if not time_left():
@@ -1620,7 +1620,7 @@ def main():
             n = widen_mutant(args, repo, m, real, covering, unstable)
             save()
             per = (time.time() - widen_started) / (k + 1)
-            log("mutant %d widened: %d drifted test(s) in %.0f s, %d more killer(s) (killed by %d); %d of %d, "
+            log("mutant %d completed: %d more test(s), %.0f s in all, %d more killer(s) (killed by %d); %d of %d, "
                 "about %.1f h left" % (m["mutant_id"], n, m["tests_run"]["drift"]["seconds"],
                                        len(m["tests_run"]["drift"]["killers_found"]), len(m["killed_by"]), k + 1,
                                        len(pending), per * (len(pending) - k - 1) / 3600.0))
