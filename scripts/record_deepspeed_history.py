@@ -671,18 +671,28 @@ def evidence_records(evdir, types):
 CMP_SWAPS = [("<=", "<"), (">=", ">"), ("==", "!="), ("!=", "=="), ("<", "<="), (">", ">=")]
 
 
+def diff_sides(repo, old, new, paths):
+    """{(old path or None, new path or None): (old line numbers, new line numbers)} of the lines that differ
+    between two commits; a side a file did not exist on is None."""
+    diff = git(repo, "diff", "-U0", "--no-renames", old, new, "--", *paths)
+    out, cur, a = {}, None, None
+    for line in diff.splitlines():
+        if line.startswith("--- "):
+            a = line[6:] if line.startswith("--- a/") else None
+        elif line.startswith("+++ "):
+            cur = (a, line[6:] if line.startswith("+++ b/") else None)
+            out[cur] = (set(), set())
+        elif line.startswith("@@") and cur:
+            m = re.match(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", line)
+            for side, start, n in ((0, m.group(1), m.group(2)), (1, m.group(3), m.group(4))):
+                start, n = int(start), int("1" if n is None else n)
+                out[cur][side].update(range(start, start + n))
+    return out
+
+
 def changed_lines(repo, commit, base, paths):
     """{file: set(new line numbers)} of lines the commit added or changed."""
-    diff = git(repo, "diff", "-U0", "--no-renames", base, commit, "--", *paths)
-    out, cur = {}, None
-    for line in diff.splitlines():
-        if line.startswith("+++ "):
-            cur = line[6:] if line.startswith("+++ b/") else None
-        elif line.startswith("@@") and cur:
-            m = re.match(r"@@ -\S+ \+(\d+)(?:,(\d+))? @@", line)
-            start, n = int(m.group(1)), int(m.group(2) or "1")
-            out.setdefault(cur, set()).update(range(start, start + n))
-    return out
+    return {new: lines for (_, new), (_, lines) in diff_sides(repo, base, commit, paths).items() if new is not None}
 
 
 def line_mutations(text, lang):
@@ -781,6 +791,12 @@ def python_valid(original_src, mutated_src, path):
     return _strip_strings(old) != _strip_strings(new)  # not only inside strings
 
 
+def innermost_function(funcs, line):
+    """Qualified name of the innermost of `funcs` (enclosing_functions) holding `line`, or None."""
+    inner = [f for f in funcs if f[0] <= line <= f[1]]
+    return max(inner, key=lambda f: f[0])[2] if inner else None
+
+
 def enclosing_functions(src):
     """[(first, last, qualname)] of every function in a module, like co_qualname."""
     out = []
@@ -854,9 +870,8 @@ def mutant_candidates(args, repo, entry, executed_funcs, covered_files, built_cp
             executed = False
             where = None
             if lang == "py":
-                inner = [f for f in funcs if f[0] <= ln <= f[1]]
-                if inner:
-                    where = max(inner, key=lambda f: f[0])[2]
+                where = innermost_function(funcs, ln)
+                if where:
                     executed = any("%s::%s" % (p, where) in executed_funcs for p in (path, path_alias(path)))
                 else:
                     executed = path in covered_files or path_alias(path) in covered_files
@@ -886,32 +901,22 @@ def covering_tests(store, cand):
     if cand["lang"] != "py" or not cand.get("function") or not cand["executed"]:
         return None
     keys = sorted(set("%s::%s" % (p, cand["function"]) for p in (cand["file"], path_alias(cand["file"]))))
+    return test_names(store, "SELECT DISTINCT t.name FROM contexts c JOIN tests t ON t.id = c.test_id "
+                             "WHERE c.function IN (%s)", keys) or None
+
+
+def test_names(store, query, values):
+    """The first column of `query` (one "%s" for its IN list) over `values`, asked of the store (read only)
+    in chunks that SQLite's parameter limit allows."""
     con = sqlite3.connect("file:%s?mode=ro" % store, uri=True)
     try:
-        rows = con.execute("SELECT DISTINCT t.name FROM contexts c JOIN tests t ON t.id = c.test_id "
-                           "WHERE c.function IN (%s)" % ",".join("?" * len(keys)), keys).fetchall()
+        out = set()
+        for i in range(0, len(values), 500):
+            chunk = values[i:i + 500]
+            out.update(r[0] for r in con.execute(query % ",".join("?" * len(chunk)), chunk))
+        return out
     finally:
         con.close()
-    return set(r[0] for r in rows) or None
-
-
-def diff_sides(repo, old, new, paths):
-    """{(old path or None, new path or None): (old line numbers, new line numbers)} of the lines that differ
-    between two commits; a side a file did not exist on is None."""
-    diff = git(repo, "diff", "-U0", "--no-renames", old, new, "--", *paths)
-    out, cur, a = {}, None, None
-    for line in diff.splitlines():
-        if line.startswith("--- "):
-            a = line[6:] if line.startswith("--- a/") else None
-        elif line.startswith("+++ "):
-            cur = (a, line[6:] if line.startswith("+++ b/") else None)
-            out[cur] = (set(), set())
-        elif line.startswith("@@") and cur:
-            m = re.match(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", line)
-            for side, start, n in ((0, m.group(1), m.group(2)), (1, m.group(3), m.group(4))):
-                start, n = int(start), int("1" if n is None else n)
-                out[cur][side].update(range(start, start + n))
-    return out
 
 
 def touched_code(src, lines):
@@ -921,9 +926,9 @@ def touched_code(src, lines):
     text = src.split("\n")
     names, module_level = set(), False
     for ln in lines:
-        inner = [f for f in funcs if f[0] <= ln <= f[1]]
-        if inner:
-            names.add(max(inner, key=lambda f: f[0])[2])
+        name = innermost_function(funcs, ln)
+        if name:
+            names.add(name)
         elif 0 < ln <= len(text) and text[ln - 1].strip() and not text[ln - 1].strip().startswith("#"):
             module_level = True
     return names, module_level
@@ -956,22 +961,10 @@ def drifted_tests(store, drift):
     keys = sorted(set("%s::%s" % (p, q) for f in funcs for path, q in [f.split("::", 1)]
                       for p in (path, path_alias(path))))
     paths = sorted(set(p2 for p in files for p2 in (p, path_alias(p))))
-    con = sqlite3.connect("file:%s?mode=ro" % store, uri=True)
-    try:
-        out = set()
-        for i in range(0, len(keys), 500):
-            chunk = keys[i:i + 500]
-            out.update(r[0] for r in con.execute(
-                "SELECT DISTINCT t.name FROM contexts c JOIN tests t ON t.id = c.test_id WHERE c.function IN (%s)"
-                % ",".join("?" * len(chunk)), chunk))
-        for i in range(0, len(paths), 500):
-            chunk = paths[i:i + 500]
-            out.update(r[0] for r in con.execute(
-                "SELECT DISTINCT t.name FROM coverage c JOIN tests t ON t.id = c.test_id JOIN files f "
-                "ON f.id = c.file_id WHERE f.path IN (%s)" % ",".join("?" * len(chunk)), chunk))
-        return out
-    finally:
-        con.close()
+    return (test_names(store, "SELECT DISTINCT t.name FROM contexts c JOIN tests t ON t.id = c.test_id "
+                              "WHERE c.function IN (%s)", keys) |
+            test_names(store, "SELECT DISTINCT t.name FROM coverage c JOIN tests t ON t.id = c.test_id JOIN files f "
+                              "ON f.id = c.file_id WHERE f.path IN (%s)", paths))
 
 
 def probe_commit(args, repo, entry, tests, files):
@@ -1517,7 +1510,7 @@ def main():
         # mutants recorded before this rule too.
         unstable = unstable_tests(done.values())
         probes = state.setdefault("probes", {})
-        drifted_at, pool_classes = {}, {}
+        drifted_at, passing_at, pool_classes = {}, {}, {}
 
         def covering_for(cand, real):
             """A narrowable candidate's covering tests at its real commit (covering_with_probe), or None."""
@@ -1529,8 +1522,9 @@ def main():
                 ids = set(r["id"] for r in real["results"])
                 drift = code_drift(repo, state["evidence"]["commit"], commit, args.drift_paths.split(","))
                 # a test that does not pass at the real commit cannot kill its mutants: not probed, not added
-                passing = set(r["id"] for r in real["results"] if r["outcome"] in ("passed", "xfailed"))
-                drifted_at[commit] = (drifted_tests(args.store, drift) | tests_without_evidence(args.store, ids)) & passing
+                passing_at[commit] = set(r["id"] for r in real["results"] if r["outcome"] in ("passed", "xfailed"))
+                drifted_at[commit] = ((drifted_tests(args.store, drift) | tests_without_evidence(args.store, ids))
+                                      & passing_at[commit])
             drifted = drifted_at[commit]
             if commit not in probes:
                 if not time_left(PROBE_MINUTES):
@@ -1546,8 +1540,7 @@ def main():
             if commit not in pool_classes:
                 pool_classes[commit] = reused_pool_classes(repo, commit)
             covering = covering_with_probe(narrow, drifted, probes[commit], cand)
-            return with_pool_neighbours(covering, [r["id"] for r in real["results"] if r["outcome"] in
-                                                   ("passed", "xfailed")], pool_classes[commit])
+            return with_pool_neighbours(covering, passing_at[commit], pool_classes[commit])
         # A test the mutant's run did not collect (its file failed to import) failed there: applied to the
         # mutants recorded before this rule too (their runs reported only what was collected).
         for m in mutants:
@@ -1802,9 +1795,8 @@ def touch_info(repo, entry, executed_funcs, covered_files, paths=None):
         except (SyntaxError, RuntimeError):
             continue
         for ln in lines:
-            inner = [f for f in fs if f[0] <= ln <= f[1]]
-            if inner:
-                q = max(inner, key=lambda f: f[0])[2]
+            q = innermost_function(fs, ln)
+            if q:
                 if any("%s::%s" % (p, q) in executed_funcs for p in (path, path_alias(path))):
                     funcs.add("%s::%s" % (path, q))
     return {"executed_changed_functions": sorted(funcs), "executed_changed_files": sorted(files),
