@@ -175,7 +175,7 @@ class MonitoringBackend:
 
     def _on_line(self, code, line):
         test = self.test
-        if test is not None:
+        if test is not None and line > 0:  # an empty module's code reports line 0: no source line ran
             info = self.infos.get(code)
             if info is not None:
                 lines = test.lines.get(info.file)

@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from . import abstraction, contexts, worker
+from . import abstraction, boundary, contexts, worker
 from .recorder import Recorder
 
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -205,13 +205,16 @@ class EvidencePlugin:
             # every file of this session (this process, its workers, their forks) carries it, so that
             # `fastci ingest` stores them as one run: a distributed test's evidence is split over them
             "session": uuid.uuid4().hex,
+            # workers announce themselves here to be signalled at each test boundary (boundary.py)
+            "workers_directory": os.path.join(self.bootstrap, "workers"),
         }
+        os.mkdir(self.settings["workers_directory"])
         extra = {}
         if hasattr(config, "workerinput"):
             extra["xdist_worker"] = config.workerinput.get("workerid", "")
         self.recorder = Recorder(self.settings, "pytest", extra)
         self.saved_environment = {}
-        worker.write_current_test(self.settings, "")
+        boundary.write_current_test(self.settings, "")
         if not config.getoption("fastci_no_workers"):
             self._install_bootstrap()
         self.recorder.start()
@@ -233,13 +236,13 @@ class EvidencePlugin:
     def pytest_runtest_protocol(self, item, nextitem):
         test_id = self.id_prefix + item.nodeid
         self.reports[item.nodeid] = {}
-        worker.write_current_test(self.settings, test_id)
+        boundary.write_current_test(self.settings, test_id)
         self.recorder.begin_test(test_id)
         try:
             yield
         finally:
             data = self.recorder.end_test()
-            worker.write_current_test(self.settings, "")
+            boundary.write_current_test(self.settings, "")
             self._write_test(item, data)
 
     def pytest_runtest_logreport(self, report):
@@ -265,10 +268,10 @@ class EvidencePlugin:
         worker.set_main_recorder(None)
         multiprocessing = sys.modules.get("multiprocessing")
         if self.saved_environment and multiprocessing is not None and multiprocessing.active_children():
-            # live workers (reused pools) notice "no test" within one poll and write the last test's data
-            # before the pools are torn down at interpreter exit
-            worker.write_current_test(self.settings, "")
-            time.sleep(2 * worker.POLL_SECONDS)
+            # live workers (reused pools) write the last test's data on "no test" (signalled at once,
+            # or within one poll) before the pools are torn down at interpreter exit
+            boundary.write_current_test(self.settings, "")
+            time.sleep(min(2 * worker.POLL_SECONDS, 0.4))
         self.recorder.stop()
         self.recorder.close()
         for name, value in self.saved_environment.items():

@@ -3,11 +3,13 @@
 The pytest process puts a `sitecustomize.py` folder on PYTHONPATH and passes its settings in
 FASTCI_WORKER_CONFIG; the test that is running now is in a small file that the pytest process rewrites
 at each test boundary (an environment variable would go stale in a forkserver started by an earlier
-test). A worker reads that file when it starts, after each fork and every POLL_SECONDS, attributes
-what it executes to that test id, and writes its own JSONL file; the ingester merges files by test id.
+test). A worker reads that file when it starts, after each fork, when the pytest process signals a
+boundary (boundary.py) and every POLL_SECONDS, attributes what it executes to that test id, and writes
+its own JSONL file; the ingester merges files by test id.
 """
 
 import atexit
+import contextlib
 import json
 import os
 import signal
@@ -15,33 +17,16 @@ import sys
 import threading
 import time
 
+from .boundary import SWITCH_SIGNAL, announce, read_current_test, withdraw
 from .recorder import Recorder
 
 ENV_CONFIG = "FASTCI_WORKER_CONFIG"
-ENV_CURRENT_TEST = "FASTCI_CURRENT_TEST"
-POLL_SECONDS = 0.2
+# the poll is the fallback for workers the boundary signal cannot reach (another thread runs the test
+# while the main thread blocks in C); FASTCI_POLL_SECONDS lets a test show the signal alone suffices
+POLL_SECONDS = float(os.environ.get("FASTCI_POLL_SECONDS", "0.2"))
 SNAPSHOT_SECONDS = float(os.environ.get("FASTCI_FLUSH_SECONDS", "10"))
 
 _state = {"session": None, "main": None, "follow_forks": True}
-
-
-def read_current_test(settings):
-    """The test the pytest process is running now ("" between tests)."""
-    try:
-        with open(settings["current_test_file"], encoding="utf-8") as handle:
-            return handle.read().strip()
-    except (OSError, KeyError):
-        return os.environ.get(ENV_CURRENT_TEST, "")
-
-
-def write_current_test(settings, test_id):
-    """Atomically publish the running test id for workers (called by the pytest process)."""
-    path = settings["current_test_file"]
-    temp = "%s.%d" % (path, os.getpid())
-    with open(temp, "w", encoding="utf-8") as handle:
-        handle.write(test_id)
-    os.replace(temp, path)
-    os.environ[ENV_CURRENT_TEST] = test_id
 
 
 class WorkerSession:
@@ -54,17 +39,64 @@ class WorkerSession:
         self.lock = threading.RLock()
         self.stopped = threading.Event()
         self.closed = False
+        self.written = False
+        self.exit_after_close = False
+        self.signalled = False
+        self.holder = None
+        self.boundary_pending = False
         self.last_snapshot = time.monotonic()
 
     def start(self):
+        self.signalled = self._listen_for_boundaries()
         self.switch(read_current_test(self.settings))
         thread = threading.Thread(target=self._poll, name="fastci-evidence", daemon=True)
         thread.start()
         self._register_exit()
 
-    def switch(self, test_id):
+    def _listen_for_boundaries(self):
+        """Install the boundary handler (main thread only, and never over the program's own handler)."""
+        if SWITCH_SIGNAL is None or threading.current_thread() is not threading.main_thread():
+            return False
+        try:
+            current = signal.getsignal(SWITCH_SIGNAL)
+            inherited = isinstance(getattr(current, "__self__", None), WorkerSession)  # a forked worker's
+            if current not in (signal.SIG_DFL, signal.SIG_IGN, None) and not inherited:
+                return False
+            signal.signal(SWITCH_SIGNAL, self._on_boundary)
+            signal.siginterrupt(SWITCH_SIGNAL, False)  # restart the main thread's interrupted reads
+            return announce(self.settings)
+        except (OSError, ValueError) as error:
+            sys.stderr.write("fastci_pytest: worker polls for test boundaries: %r\n" % (error,))
+            return False
+
+    def _on_boundary(self, signum, frame):
+        # Python runs handlers in the main thread between any two bytecodes, so this may interrupt the
+        # main thread's own switch or close: then that section switches again when it ends
+        if self.holder == threading.get_ident():
+            self.boundary_pending = True
+        elif not self.closed:
+            self.switch(read_current_test(self.settings))
+
+    @contextlib.contextmanager
+    def _exclusive(self):
+        """The lock, marked as held by this thread for the boundary handler."""
         with self.lock:
-            if (test_id or None) == self.test_id:
+            outer, self.holder = self.holder, threading.get_ident()
+            try:
+                yield
+            finally:
+                self.holder = outer
+        if outer is not None:
+            return
+        if self.exit_after_close and not self.closed:
+            self.close()
+        elif self.boundary_pending:
+            self.boundary_pending = False
+            self._on_boundary(SWITCH_SIGNAL, None)
+
+    def switch(self, test_id):
+        with self._exclusive():
+            if self.closed or (test_id or None) == self.test_id:
                 return
             self._end_current()
             self.test_id = test_id or None
@@ -78,7 +110,7 @@ class WorkerSession:
 
     def snapshot(self):
         """Write what the current test recorded so far (readers union repeated records)."""
-        with self.lock:
+        with self._exclusive():
             if self.test_id:
                 self._end_current()
                 self.recorder.begin_test(self.test_id)
@@ -97,11 +129,13 @@ class WorkerSession:
                 return
 
     def close(self):
-        with self.lock:
+        with self._exclusive():
             if self.closed:
                 return
             self.closed = True
             self.stopped.set()
+            if self.signalled:
+                withdraw(self.settings)
             try:
                 self._end_current()
                 self.test_id = None
@@ -109,6 +143,9 @@ class WorkerSession:
                 self.recorder.close()
             except Exception as error:
                 sys.stderr.write("fastci_pytest: could not write worker evidence: %r\n" % (error,))
+            self.written = True
+        if self.exit_after_close:
+            self._terminate()
 
     def _register_exit(self):
         atexit.register(self.close)
@@ -129,7 +166,16 @@ class WorkerSession:
         mp_util.Finalize(None, self.close, exitpriority=100)
 
     def _on_sigterm(self, signum, frame):
+        # a pool's terminate() often lands while its worker is closing at its normal exit, or inside a
+        # switch: let that finish writing, then close and end as SIGTERM would have
+        if self.holder == threading.get_ident() or (self.closed and not self.written):
+            self.exit_after_close = True
+            return
         self.close()
+        self._terminate()
+
+    @staticmethod
+    def _terminate():
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGTERM)
 
@@ -184,6 +230,9 @@ def discard_session():
     if session is not None:
         session.closed = True
         session.stopped.set()
+        if session.signalled:
+            withdraw(session.settings)
+            signal.signal(SWITCH_SIGNAL, signal.SIG_DFL)
         session.recorder.discard()
 
 

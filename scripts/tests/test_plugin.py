@@ -324,3 +324,70 @@ def test_the_current_test_file_of_the_launch_collectors_names_the_running_test(t
     assert result.returncode == 0, result.stdout + result.stderr
     assert current.read_text() == ""
 
+
+
+REUSED_POOL_TESTS = '''\
+import multiprocessing
+import os
+
+import pytest
+
+from pkg import work
+
+_POOLS = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def close_pools():
+    yield
+    for each in _POOLS.values():
+        each.terminate()
+        each.join()
+
+
+def pool():
+    # one worker kept across tests, as DeepSpeed's DistributedTest keeps its pool with reuse_dist_env
+    method = os.environ["POOL_METHOD"]
+    if method not in _POOLS:
+        _POOLS[method] = multiprocessing.get_context(method).Pool(1)
+    return _POOLS[method]
+
+
+def test_a():
+    assert pool().apply(work.step_a, (1,)) == 2
+
+
+def test_b():
+    assert pool().apply(work.step_b, (1,)) == 2
+
+
+def test_c():
+    assert pool().apply(work.step_a, (2,)) == 3
+'''
+
+
+@pytest.mark.parametrize("python", pythons())
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_a_reused_pool_worker_switches_tests_when_the_task_arrives(tmp_path, python, method):
+    """Each test runs one short task in the same pool worker. With the poll made too slow to matter,
+    only the boundary signal can switch the worker's test: test_b's step_b must not land in test_a."""
+    interpreter, environment = python
+    project = tmp_path / "p"
+    (project / "pkg").mkdir(parents=True)
+    (project / "pkg" / "__init__.py").write_text("")
+    (project / "pkg" / "work.py").write_text(
+        "def step_a(x):\n    return x + 1\n\n\ndef step_b(x):\n    return x * 2\n")
+    (project / "test_reused.py").write_text(REUSED_POOL_TESTS)
+    evidence = tmp_path / "evidence"
+    env = dict(environment, FASTCI_POLL_SECONDS="600", POOL_METHOD=method)
+    result = run_pytest(project, evidence, python=interpreter, environment=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    run = Evidence(str(evidence))
+    by_function = collections.defaultdict(set)
+    for record in run.records:
+        if record["type"] == "context" and record["function"].startswith("pkg/work.py::"):
+            by_function[record["function"]].add(record["test"])
+    assert by_function == {"pkg/work.py::step_a": {"test_reused.py::test_a", "test_reused.py::test_c"},
+                           "pkg/work.py::step_b": {"test_reused.py::test_b"}}
+    assert all(records[0]["process"]["role"] == "worker" for records in run.files.values()
+               if any(r["type"] == "context" and r["function"].startswith("pkg/") for r in records))
