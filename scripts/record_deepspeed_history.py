@@ -312,8 +312,10 @@ MACHINE_KEYS = ("cpu_vendor", "mkldnn_fp16")
 
 def machine_fingerprint(args):
     """The recording interpreter's view of the machine (MACHINE_PROBE)."""
+    # with the recording's --env, so that a pinned ATEN_CPU_CAPABILITY shows as the tests see it
+    env = dict(os.environ, **{name: value for name, value in getattr(args, "env", None) or () if "{repo}" not in value})
     proc = subprocess.run([args.python, "-c", MACHINE_PROBE], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, timeout=300)
+                          text=True, timeout=300, env=env)
     if proc.returncode != 0:
         raise SystemExit("recorder: cannot probe the machine with %s: %s" % (args.python, proc.stderr.strip()[-400:]))
     return json.loads(proc.stdout.strip().splitlines()[-1])
