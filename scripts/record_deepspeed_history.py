@@ -1004,6 +1004,25 @@ def covering_with_probe(narrow, drifted, probe, cand):
     return (set(narrow) - set(drifted)) | reach
 
 
+def mark_executed_at_commit(cands, drifted, probe):
+    """Marks executed the Python candidates in a function that a drifted test passing at the probe ran
+    there (`executed_at_commit`), and returns how many. A test that did not drift runs the code it ran at
+    the start, so only drifted tests (those without start evidence among them) can run a function the
+    start evidence never saw."""
+    ran = set()
+    for test in drifted:
+        if probe["outcomes"].get(test) in ("passed", "xfailed"):
+            ran.update(probe["executed"].get(test, ()))
+    found = 0
+    for cand in cands:
+        if cand["lang"] != "py" or not cand.get("function") or cand["executed"]:
+            continue
+        if any("%s::%s" % (p, cand["function"]) in ran for p in (cand["file"], path_alias(cand["file"]))):
+            cand["executed"] = cand["executed_at_commit"] = True
+            found += 1
+    return found
+
+
 def reused_pool_classes(repo, commit, tests_dir="tests"):
     """"path::Class" of the DistributedTest classes that set `reuse_dist_env = True` at a commit: their
     tests run in one pool of worker processes, and the plugin attributes what a worker executes to the
@@ -1096,8 +1115,9 @@ def add_uncollected(results, real_results, expected, ran=None):
 def mutation_candidate(mutant):
     """A recorded mutant's mutation in the form mutant_candidates gives."""
     m = mutant["mutation"]
-    return {"lang": m["lang"], "function": m.get("function"), "executed": m.get("executed_by_subset", True),
-            "file": m["file"]}
+    return {"lang": m["lang"], "function": m.get("function"), "file": m["file"],
+            "executed": m.get("executed_by_subset", True) or m.get("executed_at_commit", False),
+            "executed_at_commit": m.get("executed_at_commit", False)}
 
 
 def expected_tests(args, mutant, real, covering_for):
@@ -1517,8 +1537,20 @@ def main():
         def covering_for(cand, real):
             """A narrowable candidate's covering tests at its real commit (covering_with_probe), or None."""
             narrow = covering_tests(args.store, cand)
+            if narrow is None and cand.get("executed_at_commit"):
+                narrow = set()  # added or renamed since the start: the probe alone says who runs it
             if narrow is None:
                 return None
+            drifted, probe = probed_drift(real)
+            commit = real["commit"]
+            if commit not in pool_classes:
+                pool_classes[commit] = reused_pool_classes(repo, commit)
+            covering = covering_with_probe(narrow, drifted, probe, cand)
+            return with_pool_neighbours(covering, passing_at[commit], pool_classes[commit])
+
+        def probed_drift(real):
+            """(the tests whose start evidence drifted by the real commit and pass there, their probe),
+            probing the commit once (raises DeadlineReached where no probe fits the time left)."""
             commit = real["commit"]
             if commit not in drifted_at:
                 ids = set(r["id"] for r in real["results"])
@@ -1539,10 +1571,7 @@ def main():
                 save()
                 log("probe of %s: %d test(s) in %.0f s" % (commit[:10], len(probes[commit]["outcomes"]),
                                                           probes[commit]["seconds"]))
-            if commit not in pool_classes:
-                pool_classes[commit] = reused_pool_classes(repo, commit)
-            covering = covering_with_probe(narrow, drifted, probes[commit], cand)
-            return with_pool_neighbours(covering, passing_at[commit], pool_classes[commit])
+            return drifted, probes[commit]
         # A test the mutant's run did not collect (its file failed to import) failed there: applied to the
         # mutants recorded before this rule too (their runs reported only what was collected).
         for m in mutants:
@@ -1644,6 +1673,18 @@ def main():
                 continue
             rng = random.Random("%d:%s" % (args.seed, entry["commit"]))
             cands = cand_cache[entry["commit"]]
+            if not any(c["executed"] for c in cands) and any(c["lang"] == "py" and c.get("function") for c in cands):
+                # code the start evidence never ran (added since, or renamed): the commit's probe tells
+                # which of its functions the tests run at that commit
+                try:
+                    drifted, probe = probed_drift(real)
+                except DeadlineReached as stop:
+                    log("deadline reached: %s" % stop)
+                    save()
+                    return
+                found = mark_executed_at_commit(cands, drifted, probe)
+                log("commit %s: the start evidence ran none of its changed lines; its probe ran %d candidate "
+                    "line(s)" % (entry["commit"][:10], found))
             ordered = choose_mutants(cands, need, rng, unexecuted=args.mutate_unexecuted)
             passed_real = set(r["id"] for r in real["results"] if r["outcome"] in ("passed", "xfailed"))
             not_built = set()
@@ -1705,7 +1746,9 @@ def main():
                 if only is not None:  # the tests not run keep the real commit's results
                     results = merge_with_real(results, real["results"])
                 mutation = {k: cand[k] for k in ("file", "line", "operator", "original", "replacement", "lang")}
-                mutation["executed_by_subset"] = cand["executed"]
+                mutation["executed_by_subset"] = cand["executed"] and not cand.get("executed_at_commit")
+                if cand.get("executed_at_commit"):
+                    mutation["executed_at_commit"] = True  # by the commit's probe, not the start evidence
                 if cand.get("function"):
                     mutation["function"] = cand["function"]
                 rec = {"kind": "mutant", "commit": sha, "base": entry["base"], "mutant_of": entry["commit"],
@@ -1715,9 +1758,15 @@ def main():
                        "wall_seconds": round(time.time() - t0, 1), "counts": counts(results), "machine": machine}
                 if only is not None:
                     rec["tests_run"] = {"rule": "covering", "ran": len(ran_ids), "ran_tests": ran_ids,
-                                        "reason": "the tests whose start evidence executed %s::%s%s; the others' "
-                                                  "results are the real commit's (copied)" % (
-                                                      cand["file"], cand["function"], DRIFT_REASON),
+                                        "reason": ("the tests whose start evidence executed %s::%s%s; the others' "
+                                                   "results are the real commit's (copied)" % (
+                                                       cand["file"], cand["function"], DRIFT_REASON))
+                                        if not cand.get("executed_at_commit") else
+                                        ("no test's start evidence executed %s::%s (added or renamed since): the "
+                                         "tests whose start evidence drifted that executed it at the real commit "
+                                         "(its probe), and the tests of a reused-pool class one of these is in; the "
+                                         "others' results are the real commit's (copied)" % (
+                                             cand["file"], cand["function"])),
                                         "drift": {"added": len(covering - narrow), "left": len(narrow - covering),
                                                   "recorded": "with the mutant", "rule": DRIFT_RULE}}
                 else:

@@ -342,3 +342,29 @@ def test_tests_of_a_reused_pool_class_go_together(tmp_path):
     assert recorder.with_pool_neighbours({ids[0]}, ids, classes) == set(ids[:2])
     assert recorder.with_pool_neighbours({ids[2], ids[3]}, ids, classes) == {ids[2], ids[3]}, \
         "a class that starts a pool per test, and a plain function, stand alone"
+
+
+def test_a_function_the_start_evidence_never_ran_is_executed_where_the_commits_probe_ran_it(store):
+    """Code added since the start has no start evidence; a drifted test that passed at the commit's probe
+    and ran it there makes its lines mutant candidates, covered by exactly such tests."""
+    added = dict(candidate("deepspeed/runtime/engine.py", "DeepSpeedEngine.new_helper", executed=False),
+                 line=10, replacement="x")
+    unrun = dict(candidate("deepspeed/runtime/engine.py", "DeepSpeedEngine.other", executed=False),
+                 line=20, replacement="y")
+    module_level = dict(candidate("deepspeed/runtime/engine.py", None, executed=False), line=1, replacement="z")
+    runs, fails, steady = "t::runs", "t::fails", "t::steady"
+    drifted = {runs, fails}
+    probe = {"outcomes": {runs: "passed", fails: "failed", steady: "passed"},
+             "executed": {runs: ["deepspeed/runtime/engine.py::DeepSpeedEngine.new_helper"],
+                          fails: ["deepspeed/runtime/engine.py::DeepSpeedEngine.other"],
+                          # not drifted: cannot run code the start never saw without a changed path
+                          steady: ["deepspeed/runtime/engine.py::DeepSpeedEngine.other"]}}
+    cands = [added, unrun, module_level]
+    assert recorder.mark_executed_at_commit(cands, drifted, probe) == 1
+    assert [c.get("executed_at_commit", False) for c in cands] == [True, False, False]
+    assert recorder.covering_tests(store, added) is None, "no start evidence to narrow by"
+    assert recorder.covering_with_probe(set(), drifted, probe, added) == {runs, fails}, \
+        "ran it at the commit, or failed there so the probe cannot tell"
+    recorded = {"mutation": {"lang": "py", "function": added["function"], "file": added["file"],
+                             "executed_by_subset": False, "executed_at_commit": True}}
+    assert recorder.mutation_candidate(recorded)["executed"], "a recorded mutant keeps how it was found"
