@@ -140,9 +140,31 @@ def pack(args):
     repo = os.path.join(folder, history["repository"])
     store = os.path.join(folder, history["evidence_store"])
     os.makedirs(os.path.join(args.dest, "mutants"), exist_ok=True)
-    for old in os.listdir(os.path.join(args.dest, "mutants")):
-        if old.endswith(".patch"):
-            os.unlink(os.path.join(args.dest, "mutants", old))
+    # patches are made and checked in a staging folder first: a pack that stops half way (a mutant commit
+    # missing from the clone) leaves the previous pack as it was
+    staging = tempfile.mkdtemp(prefix=".mutants-", dir=args.dest)
+    try:
+        manifest, recreated = write_patches(args, history, repo, staging)
+        for old in os.listdir(os.path.join(args.dest, "mutants")):
+            if old.endswith(".patch"):
+                os.unlink(os.path.join(args.dest, "mutants", old))
+        for name in os.listdir(staging):
+            os.replace(os.path.join(staging, name), os.path.join(args.dest, "mutants", name))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    with open(os.path.join(args.dest, "mutants.json"), "w", encoding="utf-8") as fh:
+        json.dump(manifest, fh, indent=1)
+        fh.write("\n")
+    write_xz(history_path, os.path.join(args.dest, "history.json.xz"))
+    write_xz(store, os.path.join(args.dest, "evidence.db.xz"))
+    real = sum(1 for e in history["commits"] if e.get("kind") != "mutant")
+    print("packed %d commits and %d mutants (every patch recreates its recorded commit; %d mutant commits made "
+          "again from their mutations) into %s" % (real, len(manifest), recreated, args.dest))
+
+
+def write_patches(args, history, repo, staging):
+    """Each mutant as a patch in `staging`, checked to recreate its recorded commit; (manifest, how many
+    mutant commits were made again from their mutations)."""
     manifest = []
     recreated = 0
     for index, entry in enumerate(history["commits"]):
@@ -162,7 +184,7 @@ def pack(args):
         # no function names in hunk headers: the patch holds the mutated line and nothing else of the code
         patch = re.sub(rb"^(@@ -[0-9,]+ \+[0-9,]+ @@).*$", rb"\1", patch, flags=re.M)
         name = "mutants/%03d-%s.patch" % (len(manifest) + 1, sha[:10])
-        with open(os.path.join(args.dest, name), "wb") as fh:
+        with open(os.path.join(staging, os.path.basename(name)), "wb") as fh:
             fh.write(patch)
         author, committer, message = commit_identity(repo, sha)
         again = recreate(repo, real, patch, author, committer, message)
@@ -170,14 +192,7 @@ def pack(args):
             sys.exit("%s: recreating the mutant from its patch gives %s, not %s" % (name, again, sha))
         manifest.append({"index": index, "commit": sha, "mutant_of": real, "branch": branch_of(entry),
                          "patch": name, "author": author, "committer": committer, "message": message})
-    with open(os.path.join(args.dest, "mutants.json"), "w", encoding="utf-8") as fh:
-        json.dump(manifest, fh, indent=1)
-        fh.write("\n")
-    write_xz(history_path, os.path.join(args.dest, "history.json.xz"))
-    write_xz(store, os.path.join(args.dest, "evidence.db.xz"))
-    real = sum(1 for e in history["commits"] if e.get("kind") != "mutant")
-    print("packed %d commits and %d mutants (every patch recreates its recorded commit; %d mutant commits made "
-          "again from their mutations) into %s" % (real, len(manifest), recreated, args.dest))
+    return manifest, recreated
 
 
 def merge_baselines(pack, history):
