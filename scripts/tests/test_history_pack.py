@@ -69,7 +69,8 @@ def test_a_pack_that_stops_half_way_leaves_the_previous_pack(recording, tmp_path
     dest = tmp_path / "pack"
     assert pack(out, dest).returncode == 0
     before = sorted(os.listdir(dest / "mutants")), (dest / "mutants.json").read_text()
-    history["commits"].append(dict(history["commits"][1], commit="0" * 40, mutant_id=2, branch="mutant/2"))
+    # a mutant commit the clone lacks, packed before the one it has
+    history["commits"].insert(1, dict(history["commits"][1], commit="0" * 40, mutant_id=2, branch="mutant/2"))
     (out / "history.json").write_text(json.dumps(history))
     result = pack(out, dest)
     assert result.returncode != 0 and "0000000000" in result.stderr
