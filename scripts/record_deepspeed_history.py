@@ -1025,9 +1025,9 @@ def mark_executed_at_commit(cands, drifted, probe):
 
 def reused_pool_classes(repo, commit, tests_dir="tests"):
     """"path::Class" of the DistributedTest classes that set `reuse_dist_env = True` at a commit: their
-    tests run in one pool of worker processes, and the plugin attributes what a worker executes to the
-    test it last saw (it polls the running test's id), so a short test's work can land on the test before
-    it in the class."""
+    tests run in one pool of worker processes, and a plugin older than fastci 2c8d7ed attributed what a
+    worker executes to the test it last saw (it polled the running test's id), so in evidence it recorded
+    (deepspeed-cpu-latest's start evidence) a short test's work can sit on the test before it."""
     out = set()
     hits = git(repo, "grep", "-n", "reuse_dist_env *= *True", commit, "--", tests_dir, check=False)
     by_file = {}
