@@ -1392,6 +1392,9 @@ def main():
                    help="a commit none of whose changed lines the start evidence saw executed gets mutants on "
                    "the others (default: no mutant there; such a fault can only fail a test whose path the start "
                    "run did not take)")
+    p.add_argument("--probe-minutes", type=float, default=PROBE_MINUTES,
+                   help="the time a probe may take: none starts with less left before --deadline-minutes "
+                        "(default %(default)s, DeepSpeed's; torchtune's take under 5)")
     p.add_argument("--full-suite-share", type=float, default=0.1,
                    help="with --mutant-tests covering, the share of narrowable mutants (drawn at random) that run "
                    "the whole subset instead, recording which killers the covering tests would have missed")
@@ -1561,7 +1564,7 @@ def main():
                                       & passing_at[commit])
             drifted = drifted_at[commit]
             if commit not in probes:
-                if not time_left(PROBE_MINUTES):
+                if not time_left(args.probe_minutes):
                     raise DeadlineReached("no time left for the probe of %s" % commit[:10])
                 roots = args.mutate_paths.split(",")
                 files = [f for f in real["changed_files"] if f.endswith(".py") and f.split("/")[0] in roots]
