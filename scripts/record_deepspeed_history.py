@@ -283,9 +283,17 @@ def base_env(args, repo):
     env["DS_UNITTEST_TIMEOUT"] = str(args.test_timeout)
     env["PYTHONPATH"] = os.pathsep.join([p for p in [args.shims, repo] if p])
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    for name, value in getattr(args, "env", None) or ():  # callers that build their own args may lack it
-        env[name] = value.replace("{repo}", repo)
+    env.update(env_overrides(args, repo))
     return env
+
+
+def env_overrides(args, repo=None):
+    """--env NAME=VALUE pairs with {repo} filled in; without a checkout, those naming {repo} are left out."""
+    out = {}
+    for name, value in getattr(args, "env", None) or ():  # callers that build their own args may lack it
+        if "{repo}" not in value or repo is not None:
+            out[name] = value.replace("{repo}", repo or "")
+    return out
 
 
 MACHINE_PROBE = r"""
@@ -313,7 +321,7 @@ MACHINE_KEYS = ("cpu_vendor", "mkldnn_fp16")
 def machine_fingerprint(args):
     """The recording interpreter's view of the machine (MACHINE_PROBE)."""
     # with the recording's --env, so that a pinned ATEN_CPU_CAPABILITY shows as the tests see it
-    env = dict(os.environ, **{name: value for name, value in getattr(args, "env", None) or () if "{repo}" not in value})
+    env = dict(os.environ, **env_overrides(args))
     proc = subprocess.run([args.python, "-c", MACHINE_PROBE], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True, timeout=300, env=env)
     if proc.returncode != 0:
@@ -1011,7 +1019,7 @@ def mark_executed_at_commit(cands, drifted, probe):
     start evidence never saw."""
     ran = set()
     for test in drifted:
-        if probe["outcomes"].get(test) in ("passed", "xfailed"):
+        if probe["outcomes"].get(test) in PASSING:
             ran.update(probe["executed"].get(test, ()))
     found = 0
     for cand in cands:
@@ -1147,7 +1155,7 @@ def widen_mutant(args, repo, mutant, real, covering, unstable):
         ran = [r["id"] for r in results]
         results, uncollected = add_uncollected(results, real["results"], missing)
         hangs = info["hangs"]
-        passed_real = set(r["id"] for r in real["results"] if r["outcome"] in ("passed", "xfailed"))
+        passed_real = passing_ids(real["results"])
         failed = [r["id"] for r in results if r["outcome"] in ("failed", "error") and r["id"] in passed_real]
         found = [k for k in failed if k not in unstable]
         by_id = {r["id"]: r for r in results}
@@ -1190,6 +1198,26 @@ DRIFT_REASON = (" and had not drifted, those whose start evidence executed code 
                 "reused-pool class one of these is in")
 
 
+def covering_reason(cand):
+    """Why a narrowable mutant ran the tests it ran (its entry's tests_run.reason)."""
+    where = "%s::%s" % (cand["file"], cand["function"])
+    if cand.get("executed_at_commit"):
+        who = ("no test's start evidence executed %s (added or renamed since): the tests whose start evidence "
+               "drifted that executed it at the real commit (its probe), and the tests of a reused-pool class one "
+               "of these is in" % where)
+    else:
+        who = "the tests whose start evidence executed %s%s" % (where, DRIFT_REASON)
+    return who + "; the others' results are the real commit's (copied)"
+
+
+PASSING = ("passed", "xfailed")  # xfail counts: the test ran as expected
+
+
+def passing_ids(results):
+    """Ids of the tests a run passed; only these can kill a mutant."""
+    return set(r["id"] for r in results if r["outcome"] in PASSING)
+
+
 def path_alias(path):
     # deepspeed/accelerator is a link to accelerator/ in DeepSpeed's tree
     if path.startswith("accelerator/"):
@@ -1206,7 +1234,7 @@ def unstable_tests(real_entries):
         for r in entry["results"]:
             if r["outcome"] in ("failed", "error"):
                 failed.add(r["id"])
-            elif r["outcome"] in ("passed", "xfailed"):
+            elif r["outcome"] in PASSING:
                 passed.add(r["id"])
     return failed & passed
 
@@ -1559,7 +1587,7 @@ def main():
                 ids = set(r["id"] for r in real["results"])
                 drift = code_drift(repo, state["evidence"]["commit"], commit, args.drift_paths.split(","))
                 # a test that does not pass at the real commit cannot kill its mutants: not probed, not added
-                passing_at[commit] = set(r["id"] for r in real["results"] if r["outcome"] in ("passed", "xfailed"))
+                passing_at[commit] = passing_ids(real["results"])
                 drifted_at[commit] = ((drifted_tests(args.store, drift) | tests_without_evidence(args.store, ids))
                                       & passing_at[commit])
             drifted = drifted_at[commit]
@@ -1588,7 +1616,7 @@ def main():
                                                    expected_tests(args, m, real, lambda c: covering_for(c, real)), ran)
             m["not_collected"] = uncollected
             if uncollected:
-                passed_real = set(r["id"] for r in real["results"] if r["outcome"] in ("passed", "xfailed"))
+                passed_real = passing_ids(real["results"])
                 m["results"] = results
                 m["counts"] = counts(results)
                 m["killed_by"] = sorted(set(m["killed_by"]) | (set(uncollected) & passed_real))
@@ -1689,7 +1717,7 @@ def main():
                 log("commit %s: the start evidence ran none of its changed lines; its probe ran %d candidate "
                     "line(s)" % (entry["commit"][:10], found))
             ordered = choose_mutants(cands, need, rng, unexecuted=args.mutate_unexecuted)
-            passed_real = set(r["id"] for r in real["results"] if r["outcome"] in ("passed", "xfailed"))
+            passed_real = passing_ids(real["results"])
             not_built = set()
             rejected = 0
             for cand in ordered:
@@ -1761,15 +1789,7 @@ def main():
                        "wall_seconds": round(time.time() - t0, 1), "counts": counts(results), "machine": machine}
                 if only is not None:
                     rec["tests_run"] = {"rule": "covering", "ran": len(ran_ids), "ran_tests": ran_ids,
-                                        "reason": ("the tests whose start evidence executed %s::%s%s; the others' "
-                                                   "results are the real commit's (copied)" % (
-                                                       cand["file"], cand["function"], DRIFT_REASON))
-                                        if not cand.get("executed_at_commit") else
-                                        ("no test's start evidence executed %s::%s (added or renamed since): the "
-                                         "tests whose start evidence drifted that executed it at the real commit "
-                                         "(its probe), and the tests of a reused-pool class one of these is in; the "
-                                         "others' results are the real commit's (copied)" % (
-                                             cand["file"], cand["function"])),
+                                        "reason": covering_reason(cand),
                                         "drift": {"added": len(covering - narrow), "left": len(narrow - covering),
                                                   "recorded": "with the mutant", "rule": DRIFT_RULE}}
                 else:
