@@ -20,9 +20,11 @@ namespace fastci::callgraph {
 /// Dense index of a vertex.
 using VertexId = std::size_t;
 
-/// What the graph knows of a vertex: the symbol, or a placeholder for an unresolved name.
+/// What the graph knows of a vertex: the symbol, or a placeholder for an unresolved name. Handed out
+/// by value; `symbol` refers to the facts the graph was built from (or to the graph's own placeholders
+/// and test vertices), so it stays valid while both live.
 struct VertexInfo {
-  frontend::Symbol symbol;
+  const frontend::Symbol& symbol;
   bool is_test = false;  ///< a runnable test (id "test:<runner id>"), not the function behind it
 };
 
@@ -44,12 +46,16 @@ class CallGraph {
   CallGraph& operator=(CallGraph&&) noexcept;
 
   /// Builds the graph from linked facts; unresolved "?name" targets become placeholder vertices.
+  /// The graph refers to the facts' symbols instead of copying them: `facts` must outlive it, and
+  /// its files' symbols must not move (edges may be freed once built: the graph holds its own).
   static CallGraph build(const frontend::RepositoryFacts& facts);
+  /// The same for facts the graph is to own (tests, one-off graphs).
+  static CallGraph build(frontend::RepositoryFacts&& facts);
 
   std::size_t vertex_count() const;
   std::size_t edge_count() const;
   std::optional<VertexId> find(std::string_view symbol_id) const;
-  const VertexInfo& vertex(VertexId id) const;
+  VertexInfo vertex(VertexId id) const;
   /// Edges leaving `id` (what it depends on).
   std::vector<EdgeInfo> dependencies(VertexId id) const;
   /// Edges entering `id` (what depends on it).

@@ -70,7 +70,7 @@ class ChangeKindTest : public ::testing::Test {
     ASSERT_TRUE(cache.ok()) << cache.error().to_string();
     auto index = index_commit(*repo_, commit_, **cache, options);
     ASSERT_TRUE(index.ok()) << index.error().to_string();
-    graph_ = std::move(index->graph);
+    index_ = std::move(*index);
   }
   void TearDown() override { fs::remove_all(dir_); }
   void write(const std::string& path, const std::string& text) { std::ofstream(dir_ / path) << text; }
@@ -79,14 +79,14 @@ class ChangeKindTest : public ::testing::Test {
     ChangedSymbol s;
     s.id = "py:" + name;
     s.qualified_name = name;
-    auto all = change_kinds({s}, graph_, nullptr);
+    auto all = change_kinds({s}, index_.graph, nullptr);
     return all.at(s.id);
   }
 
   fs::path dir_;
   std::string commit_;
   std::unique_ptr<GitRepository> repo_;
-  callgraph::CallGraph graph_;
+  CommitIndex index_;  ///< the graph with the facts it refers to
 };
 
 TEST_F(ChangeKindTest, ParallelismIsCallingTorchDistributedDirectlyOrThroughTheCommLayer) {

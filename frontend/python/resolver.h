@@ -39,17 +39,19 @@ class StoredText {
 };
 
 /// What an expression may evaluate to.
+/// Its members are ordered by size: the memo holds hundreds of thousands (24 bytes each, not 32).
 struct Value {
-  enum class Kind { module, class_, function, instance, external, super_ };
-  Kind kind = Kind::external;
-  int id = -1;       ///< global scope id (class, function, instance's class, super's class) or module index
+  enum class Kind : std::uint8_t { module, class_, function, instance, external, super_ };
   StoredText text;   ///< module: dotted name; external: dotted name outside the repository
-  bool exact = true; ///< instance/class: the exact type is known (constructed here, not `self`)
+  int id = -1;       ///< global scope id (class, function, instance's class, super's class) or module index
   int receiver = -1; ///< a method found through a non-exact receiver: that receiver's class
+  Kind kind = Kind::external;
+  bool exact = true; ///< instance/class: the exact type is known (constructed here, not `self`)
   /// A function read by its name where repository decorators rebound that name to a wrapper: a
   /// call runs the wrapper (also among the values), which may run this; linked as a reference.
   bool behind_wrapper = false;
 };
+static_assert(sizeof(Value) <= 24);
 
 /// One part of a dotted text with what follows it (resolver.cc).
 struct Component;
