@@ -561,7 +561,10 @@ std::string serialize_linked(const RepositoryFacts& facts, const std::vector<Ext
   w.str(kLinkedFormat);
   w.u64(table.texts().size());
   for (auto text : table.texts()) w.str(text);
-  return w.take() + body.take();
+  // One copy of the body, not two: the texts (the smaller part) go in front of it in place.
+  std::string out = body.take();
+  out.insert(0, w.bytes());
+  return out;
 }
 
 util::Result<LinkedTree> deserialize_linked(std::string_view bytes) {
