@@ -14,7 +14,7 @@
 #include "util/progress.h"
 
 #ifdef FASTCI_WITH_CPP_FRONTEND
-#include "frontend/cpp/cpp_frontend.h"
+#include "callgraph/cpp_frontend_loader.h"
 #endif
 
 namespace fastci::callgraph {
@@ -216,8 +216,18 @@ NativeIndex index_native(const std::vector<SourceFile>& files, IndexCache& cache
     else misses.push_back(i);
   }
 
+  // Units the frontend cannot parse here are indexed as not parsed, with why: the plan widens for them.
+  auto not_parsed = [&](const std::string& why) {
+    for (std::size_t i : misses) {
+      facts[i].facts.path = units[i]->path;
+      facts[i].facts.parsed = false;
+      facts[i].facts.diagnostics.push_back({frontend::Diagnostic::Severity::warning, units[i]->path, 0, why});
+    }
+  };
 #ifdef FASTCI_WITH_CPP_FRONTEND
-  if (!misses.empty()) {
+  auto frontend = misses.empty() ? util::Result<const frontend::cpp::FrontendPlugin*>(nullptr) : cpp_frontend();
+  if (!frontend.ok()) not_parsed(frontend.error().to_string());
+  else if (!misses.empty()) {
     ScratchTree tree(options.scratch_dir.empty() ? fs::temp_directory_path() : options.scratch_dir);
     for (const SourceFile* f : natives) tree.write(*f, result.diagnostics);
     std::vector<std::string> paths;
@@ -228,7 +238,7 @@ NativeIndex index_native(const std::vector<SourceFile>& files, IndexCache& cache
     if (!options.scratch_dir.empty()) parse.preamble_directory = options.scratch_dir / "preambles";
     util::Progress progress("parsing C++/CUDA", paths.size());
     if (!options.show_progress) progress.finish();
-    auto parsed = frontend::cpp::parse_translation_units(
+    auto parsed = (*frontend)->parse_translation_units(
         paths, parse, [&](std::size_t, std::size_t, const std::string&) { progress.advance(); });
     progress.finish();
     std::vector<CacheEntry> fresh;
@@ -250,12 +260,7 @@ NativeIndex index_native(const std::vector<SourceFile>& files, IndexCache& cache
       result.diagnostics.push_back({frontend::Diagnostic::Severity::warning, ".fastci/index.db", 0, status.error().message});
   }
 #else
-  for (std::size_t i : misses) {
-    facts[i].facts.path = units[i]->path;
-    facts[i].facts.parsed = false;
-    facts[i].facts.diagnostics.push_back({frontend::Diagnostic::Severity::warning, units[i]->path, 0,
-                                          "fastci was built without the C++/CUDA frontend (FASTCI_WITH_CLANG=OFF)"});
-  }
+  not_parsed("fastci was built without the C++/CUDA frontend (FASTCI_WITH_CLANG=OFF)");
 #endif
 
   FactsByPath split(hashes);

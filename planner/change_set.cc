@@ -166,8 +166,11 @@ class Builder {
                      const FileFacts* head) {
     bool python = file.kind == FileKind::python;
     if (!python && head && !head->parsed) {
+      // Its first diagnostic says why: Clang crashed on it, or the frontend could not be loaded here.
+      std::string why = head->diagnostics.empty() ? std::string("Clang crashed") : head->diagnostics.front().message;
       out_.widenings.push_back({Widening::Scope::native_units, file.path,
-                                "C++/CUDA unit not understood at head (Clang crashed): everything compiled with it counts as changed",
+                                "C++/CUDA unit not understood at head (" + why +
+                                    "): everything compiled with it counts as changed",
                                 {}});
     } else if (head && !head->parsed) {
       std::string module_id;

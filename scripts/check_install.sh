@@ -58,6 +58,16 @@ if [ -e "$build/cuda/libfastci_launch.so" ]; then
   nm -D --defined-only "$interposer" | grep -qw cudaLaunchKernel || fail "libfastci_launch.so exports no cudaLaunchKernel"
 fi
 
+# The C++/CUDA frontend, where this build has one: a plugin in lib/fastci/ that loads with its Clang and
+# LLVM, which the installed binaries do not map until they parse a C++ unit.
+if [ -e "$build/frontend/cpp/libfastci_cpp_frontend.so" ]; then
+  frontend="$prefix/lib/fastci/libfastci_cpp_frontend.so"
+  [ -e "$frontend" ] || fail "not installed: lib/fastci/libfastci_cpp_frontend.so"
+  python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1]).fastci_cpp_frontend_plugin' "$frontend" >"$work/log" 2>&1 ||
+    { cat "$work/log" >&2; fail "libfastci_cpp_frontend.so does not load"; }
+  if ldd "$prefix/bin/fastci-analyze" | grep -q 'libclang-cpp'; then fail "fastci-analyze links Clang itself"; fi
+fi
+
 # The shipped plugin sources know fastci's version without a checkout around them.
 version=$(sed -n 's/^project(fastci VERSION \([^ )]*\).*/\1/p' "$root/CMakeLists.txt")
 shipped=$(cd "$work" && PYTHONPATH="$prefix/share/fastci/python" python3 -c \
