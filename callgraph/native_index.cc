@@ -225,8 +225,8 @@ NativeIndex index_native(const std::vector<SourceFile>& files, IndexCache& cache
     }
   };
 #ifdef FASTCI_WITH_CPP_FRONTEND
-  auto frontend = misses.empty() ? util::Result<const frontend::cpp::FrontendPlugin*>(nullptr) : cpp_frontend();
-  if (!frontend.ok()) not_parsed(frontend.error().to_string());
+  auto plugin = misses.empty() ? util::Result<const frontend::cpp::FrontendPlugin*>(nullptr) : cpp_frontend();
+  if (!plugin.ok()) not_parsed(plugin.error().to_string());
   else if (!misses.empty()) {
     ScratchTree tree(options.scratch_dir.empty() ? fs::temp_directory_path() : options.scratch_dir);
     for (const SourceFile* f : natives) tree.write(*f, result.diagnostics);
@@ -238,7 +238,7 @@ NativeIndex index_native(const std::vector<SourceFile>& files, IndexCache& cache
     if (!options.scratch_dir.empty()) parse.preamble_directory = options.scratch_dir / "preambles";
     util::Progress progress("parsing C++/CUDA", paths.size());
     if (!options.show_progress) progress.finish();
-    auto parsed = (*frontend)->parse_translation_units(
+    auto parsed = (*plugin)->parse_translation_units(
         paths, parse, [&](std::size_t, std::size_t, const std::string&) { progress.advance(); });
     progress.finish();
     std::vector<CacheEntry> fresh;
