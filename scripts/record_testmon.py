@@ -158,6 +158,16 @@ def copy_db(src, dst):
         source.backup(dest)
 
 
+def fetch_missing(repo, source, shas):
+    """Fetches into the clone the history's commits it lacks: it was cloned from the history as it was
+    when recording began, and mutants recorded since live only in the history's repository."""
+    missing = [sha for sha in shas if subprocess.run(["git", "-C", repo, "cat-file", "-e", sha + "^{commit}"],
+                                                     capture_output=True).returncode != 0]
+    if missing:
+        rec.git(repo, "fetch", "-q", source, *missing)
+    return missing
+
+
 def testmon_version(python):
     return subprocess.run([python, "-c", "import importlib.metadata as m; print(m.version('pytest-testmon'))"],
                           check=True, capture_output=True, text=True).stdout.strip()
@@ -198,6 +208,10 @@ def main():
     if not os.path.isdir(repo):
         rec.git(a.out, "clone", "-q", "--no-checkout", "--shared", source, repo)
         rec.git(repo, "sparse-checkout", "set", "--no-cone", "/*", "!/blogs/")
+    fetched = fetch_missing(repo, source, sorted({e["commit"] for e in history["commits"]} |
+                                                 {e["base"] for e in history["commits"] if e.get("base")}))
+    if fetched:
+        rec.log("fetched %d commit(s) the clone lacked from %s" % (len(fetched), source))
 
     done_path = os.path.join(a.out, "testmon.json")
     done = {}
