@@ -12,7 +12,9 @@ namespace {
 using frontend::cpp::FrontendPlugin;
 
 util::Result<const FrontendPlugin*> load() {
-  const std::string path = (util::data_dir(util::cpp_frontend_plugin()) / frontend::cpp::kFrontendPluginFile).string();
+  // lib/fastci/ beside an installed binary, the target's own folder for one in the build tree.
+  const util::DataFolder folder{FASTCI_PLUGINS_FROM_BINARY, FASTCI_CPP_FRONTEND_BUILD_DIR};
+  const std::string path = (util::data_dir(folder) / FASTCI_CPP_FRONTEND_FILE).string();
   // RTLD_LOCAL: Clang's and LLVM's symbols stay the plugin's; never unloaded (its facts' types are ours).
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {

@@ -7,7 +7,7 @@
 
 namespace fastci::callgraph {
 
-/// The plugin of this build, loaded once per process from util::cpp_frontend_plugin()'s folder; an
+/// The plugin of this build, loaded once per process from lib/fastci/ or its build folder; an
 /// error names the file and why it could not serve (missing, unloadable, another build's).
 util::Result<const frontend::cpp::FrontendPlugin*> cpp_frontend();
 

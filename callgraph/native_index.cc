@@ -225,9 +225,13 @@ NativeIndex index_native(const std::vector<SourceFile>& files, IndexCache& cache
     }
   };
 #ifdef FASTCI_WITH_CPP_FRONTEND
-  auto plugin = misses.empty() ? util::Result<const frontend::cpp::FrontendPlugin*>(nullptr) : cpp_frontend();
-  if (!plugin.ok()) not_parsed(plugin.error().to_string());
-  else if (!misses.empty()) {
+  const frontend::cpp::FrontendPlugin* plugin = nullptr;
+  if (!misses.empty()) {
+    auto loaded = cpp_frontend();
+    if (loaded.ok()) plugin = *loaded;
+    else not_parsed(loaded.error().to_string());
+  }
+  if (plugin) {
     ScratchTree tree(options.scratch_dir.empty() ? fs::temp_directory_path() : options.scratch_dir);
     for (const SourceFile* f : natives) tree.write(*f, result.diagnostics);
     std::vector<std::string> paths;
@@ -238,7 +242,7 @@ NativeIndex index_native(const std::vector<SourceFile>& files, IndexCache& cache
     if (!options.scratch_dir.empty()) parse.preamble_directory = options.scratch_dir / "preambles";
     util::Progress progress("parsing C++/CUDA", paths.size());
     if (!options.show_progress) progress.finish();
-    auto parsed = (*plugin)->parse_translation_units(
+    auto parsed = plugin->parse_translation_units(
         paths, parse, [&](std::size_t, std::size_t, const std::string&) { progress.advance(); });
     progress.finish();
     std::vector<CacheEntry> fresh;

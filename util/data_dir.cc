@@ -10,8 +10,6 @@ namespace fs = std::filesystem;
 
 DataFolder workload_data() { return {FASTCI_WORKLOAD_DATA_FROM_BINARY, FASTCI_WORKLOAD_DATA_SOURCE_DIR}; }
 
-DataFolder cpp_frontend_plugin() { return {FASTCI_PLUGINS_FROM_BINARY, FASTCI_CPP_PLUGIN_BUILD_DIR}; }
-
 fs::path data_dir(const DataFolder& folder, const fs::path& executable, const fs::path& build_dir) {
   const fs::path installed = (executable.parent_path() / folder.from_binary).lexically_normal();
   std::error_code error;

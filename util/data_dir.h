@@ -16,10 +16,6 @@ struct DataFolder {
 /// The workload data: knobs.toml, constraints.toml, cost.toml, megatron.toml (planner/workload/data).
 DataFolder workload_data();
 
-/// The C++/CUDA frontend plugin's folder (libfastci_cpp_frontend.so): lib/fastci/ installed, its build
-/// folder before that (`source` is a build folder here: the plugin is built, not a source file).
-DataFolder cpp_frontend_plugin();
-
 /// Where `folder` is for the binary at `executable` built in `build_dir`: the installed folder beside the binary
 /// when it exists; else the source tree's when the binary lies inside `build_dir`; else the installed path, so
 /// that reading it fails naming where an installed fastci expects its data.

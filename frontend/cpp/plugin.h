@@ -24,9 +24,6 @@ struct FrontendPlugin {
 /// passes change).
 inline constexpr int kFrontendPluginVersion = 1;
 
-/// The plugin's file name, in the folder util::cpp_frontend_plugin() names.
-inline constexpr const char* kFrontendPluginFile = "libfastci_cpp_frontend.so";
-
 /// The name of the function the plugin exports (extern "C", returning const FrontendPlugin*).
 inline constexpr const char* kFrontendPluginEntry = "fastci_cpp_frontend_plugin";
 
