@@ -2193,6 +2193,18 @@ TSParser* thread_parser() {
   return parser.get();
 }
 
+TSFieldId field_id(std::string_view name) {
+  static const std::unordered_map<std::string_view, TSFieldId> kIds = [] {
+    std::unordered_map<std::string_view, TSFieldId> ids;
+    const TSLanguage* language = tree_sitter_python();
+    for (TSFieldId id = 1; id <= ts_language_field_count(language); ++id)
+      if (const char* field = ts_language_field_name_for_id(language, id)) ids.emplace(field, id);
+    return ids;
+  }();
+  auto it = kIds.find(name);
+  return it == kIds.end() ? 0 : it->second;
+}
+
 namespace {
 
 /// Gives back what the record's lists grew past their size: a whole repository's records are alive

@@ -4,6 +4,7 @@
 #include <tree_sitter/api.h>
 
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 namespace fastci::frontend::python {
@@ -15,10 +16,12 @@ inline bool is(TSNode node, const char* type) { return std::strcmp(ts_node_type(
 inline int line_of(TSNode node) { return static_cast<int>(ts_node_start_point(node).row) + 1; }
 inline int end_line_of(TSNode node) { return static_cast<int>(ts_node_end_point(node).row) + 1; }
 
+/// The grammar's number of a field name (0: no such field). tree-sitter's own lookup by name
+/// compares the name with every field's, and the parser asks for a field at most nodes it reads.
+TSFieldId field_id(std::string_view name);
+
 /// A named field of a node (null node when absent).
-inline TSNode field(TSNode node, const char* name) {
-  return ts_node_child_by_field_name(node, name, static_cast<uint32_t>(std::strlen(name)));
-}
+inline TSNode field(TSNode node, const char* name) { return ts_node_child_by_field_id(node, field_id(name)); }
 
 /// Children of a node through a cursor: ts_node_child(i) is linear in i in tree-sitter 0.20.
 inline std::vector<TSNode> children(TSNode node, bool named_only = true) {
