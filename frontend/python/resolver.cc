@@ -163,6 +163,12 @@ Resolver::Resolver(const std::vector<ModuleRecord>& modules, const std::map<std:
     }
 }
 
+void Resolver::prepare_indexes() {
+  if (!calls_indexed_) index_calls();
+  if (!subclasses_built_) build_subclasses();
+  if (!parameter_calls_resolved_ && !resolving_parameter_calls_) index_parameter_calls();
+}
+
 const Scope& Resolver::scope(int global_scope) const {
   int m = scope_module_[global_scope];
   return modules_[m].scopes[global_scope - offsets_[m]];
@@ -282,6 +288,21 @@ StoredText Resolver::stored(std::string_view text) const {
   return StoredText(&it->first);
 }
 
+StoredText Resolver::extended(const StoredText& text, std::string_view suffix) const {
+  std::string longer = text.str();
+  longer += suffix;
+  // A value that feeds itself (`x = x.f()`, `s = s()`) would grow by the same suffix on every
+  // round of its cycle and never settle: a third repeat of the same ending is the value itself.
+  constexpr std::size_t kLongestRepeat = 64;
+  for (std::size_t n = suffix.size(); n <= kLongestRepeat && 3 * n <= longer.size(); ++n) {
+    std::string_view end(longer.data() + longer.size() - n, n);
+    if (std::string_view(longer.data() + longer.size() - 2 * n, n) == end &&
+        std::string_view(longer.data() + longer.size() - 3 * n, n) == end)
+      return text;
+  }
+  return stored(longer);
+}
+
 std::uint64_t Resolver::memo_key(char tag, std::uint32_t subject, std::string_view text) {
   return (static_cast<std::uint64_t>(static_cast<unsigned char>(tag)) << 56) |
          (static_cast<std::uint64_t>(subject & 0xFFFFFFu) << 32) | intern(text);
@@ -312,24 +333,41 @@ std::vector<Value> Resolver::memoized(std::uint64_t key, bool counts_depth, Comp
     low_ = std::min(low_, open->second.first);
     return open->second.second;
   }
-  if (depth_ > kMaxDepth) return {};
+  if (depth_ > kMaxDepth) {
+    cut_ = true;
+    return {};
+  }
   std::optional<DepthGuard> guard;
   if (counts_depth) guard.emplace(depth_);
   const int position = static_cast<int>(open_.size());
   const std::size_t mark = provisional_.size();
   const int outer_low = low_;
+  const bool outer_cut = std::exchange(cut_, false);
   std::vector<Value> answer;
   for (int round = 1;; ++round) {
     open_[key] = {position, answer};
     low_ = kNoCycle;
     std::vector<Value> next = compute();
     open_.erase(key);
+    if (cut_) {
+      // The depth limit cut a question below it short: kept out of the memo, so that where it is
+      // asked less deep it is answered in full (an answer must not depend on which question came
+      // first), and so is what was answered provisionally inside it.
+      for (std::size_t i = mark; i < provisional_.size(); ++i) {
+        memo_.erase(provisional_[i]);
+        provisional_lows_.erase(provisional_[i]);
+      }
+      provisional_.resize(mark);
+      low_ = std::min(outer_low, low_);
+      return next;
+    }
     if (low_ < position) {
       // It leaned on a question still open above it: right only until that one is answered.
       memo_[key].assign(next.begin(), next.end());
       provisional_.push_back(key);
       provisional_lows_[key] = low_;
       low_ = std::min(outer_low, low_);
+      cut_ = outer_cut;
       return next;
     }
     // What was answered provisionally inside leaned on this question's partial answer: asked again later.
@@ -344,6 +382,7 @@ std::vector<Value> Resolver::memoized(std::uint64_t key, bool counts_depth, Comp
   }
   memo_[key].assign(answer.begin(), answer.end());
   low_ = outer_low;
+  cut_ = outer_cut;
   return answer;
 }
 
@@ -697,6 +736,7 @@ std::string Resolver::passed_text(const RawReference& site, const std::string& n
 bool Resolver::wrapped_by_decorators(int function_scope) {
   if (auto known = wrapped_.find(function_scope); known != wrapped_.end()) return known->second;
   wrapped_[function_scope] = false;  // while it is being answered (a decorator reading the name)
+  const bool outer_cut = std::exchange(cut_, false);
   const Scope& f = scope(function_scope);
   const int m = module_of(function_scope);
   const int parent = global(m, f.parent);
@@ -712,7 +752,9 @@ bool Resolver::wrapped_by_decorators(int function_scope) {
       return v.kind == Value::Kind::function && v.id != function_scope;
     });
   }
-  wrapped_[function_scope] = wrapped;
+  if (cut_) wrapped_.erase(function_scope);  // asked again where it is asked less deep (memoized)
+  else wrapped_[function_scope] = wrapped;
+  cut_ = cut_ || outer_cut;
   return wrapped;
 }
 
@@ -899,7 +941,7 @@ std::vector<Value> Resolver::resolve_uncached(const std::string& text, int globa
         std::vector<Value> kept;
         for (auto& v : values)
           if (v.kind == Value::Kind::external) {
-            v.text = stored(v.text.str() + "[]");
+            v.text = extended(v.text, "[]");
             kept.push_back(v);
           }
         values = kept;
@@ -924,7 +966,7 @@ std::vector<Value> Resolver::element_or_method(const std::vector<Value>& contain
       out = call_values(out, access.arguments[k], global_scope);
     } else {
       std::erase_if(out, [](const Value& v) { return v.kind != Value::Kind::external; });
-      for (auto& v : out) v.text = stored(v.text.str() + "[]");
+      for (auto& v : out) v.text = extended(v.text, "[]");
     }
   }
   return out;
@@ -962,7 +1004,7 @@ std::vector<Value> Resolver::attribute(const std::vector<Value>& values, const s
         break;
       case Value::Kind::external: {
         Value e = v;
-        e.text = stored(e.text.str() + "." + name);
+        e.text = extended(e.text, "." + name);
         found.push_back(e);
         break;
       }
@@ -1242,7 +1284,7 @@ std::vector<Value> Resolver::entered_values(const std::vector<Value>& managers, 
   for (const auto& manager : managers) {
     if (manager.kind == Value::Kind::external) {
       Value entered = manager;
-      entered.text = stored(entered.text.str() + "." + method + "()");
+      entered.text = extended(entered.text, "." + method + "()");
       append_unique(out, entered);
       continue;
     }
@@ -1341,7 +1383,7 @@ std::vector<Value> Resolver::call_values(const std::vector<Value>& callees, cons
         break;
       case Value::Kind::external: {
         Value v = c;
-        v.text = stored(v.text.str() + "()");
+        v.text = extended(v.text, "()");
         append_unique(out, v);
         break;
       }
@@ -1375,12 +1417,14 @@ const std::vector<int>& Resolver::mro(int class_scope) {
   const auto key = memo_key('C', class_scope, {});
   static const std::vector<int> kNone;
   if (mro_in_progress_.count(key) || depth_ > kMaxDepth) {
+    if (depth_ > kMaxDepth) cut_ = true;
     static thread_local std::vector<int> self_only;
     self_only = {class_scope};
     return self_only;
   }
   DepthGuard guard(depth_);
   mro_in_progress_.insert(key);
+  const bool outer_cut = std::exchange(cut_, false);
   const Scope& s = scope(class_scope);
   int parent = global(module_of(class_scope), s.parent);
   std::vector<int> bases;
@@ -1435,6 +1479,12 @@ const std::vector<int>& Resolver::mro(int class_scope) {
   }
   mro_in_progress_.erase(key);
   external_bases_direct_[class_scope] = externals;
+  if (cut_) {
+    // Cut short by the depth limit (memoized): kept only for the callers of this question.
+    cut_mros_.push_back(std::move(result));
+    return cut_mros_.back();
+  }
+  cut_ = outer_cut;
   return mro_[class_scope] = result;
 }
 
