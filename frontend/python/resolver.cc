@@ -165,8 +165,14 @@ Resolver::Resolver(const std::vector<ModuleRecord>& modules, const std::map<std:
 
 void Resolver::prepare_indexes() {
   if (!calls_indexed_) index_calls();
+  if (!parameter_calls_resolved_ && !resolving_parameter_calls_) {
+    index_parameter_calls();
+    // Answered while the index was being built, without the flow through parameter calls it
+    // holds: asked again with it.
+    release_memo();
+    wrapped_.clear();
+  }
   if (!subclasses_built_) build_subclasses();
-  if (!parameter_calls_resolved_ && !resolving_parameter_calls_) index_parameter_calls();
 }
 
 const Scope& Resolver::scope(int global_scope) const {
