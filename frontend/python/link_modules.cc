@@ -21,9 +21,8 @@ namespace {
 class Linker {
  public:
   Linker(const std::vector<ModuleRecord>& modules, std::vector<FileFacts>& files,
-         const std::map<std::string, std::string>& package_aliases, LinkOrder order)
-      : modules_(modules), files_(files), resolver_(modules, package_aliases), order_(order), edges_(files.size()) {
-    resolver_.prepare_indexes();
+         const std::map<std::string, std::string>& package_aliases)
+      : modules_(modules), files_(files), resolver_(modules, package_aliases), edges_(files.size()) {
     index_variables();
     index_built_classes();
   }
@@ -38,8 +37,7 @@ class Linker {
   }
 
   void run() {
-    for (std::size_t i = 0; i < modules_.size(); ++i) {
-      std::size_t m = order_ == LinkOrder::reversed ? modules_.size() - 1 - i : i;
+    for (std::size_t m = 0; m < modules_.size(); ++m) {
       module_ = static_cast<int>(m);
       seen_.clear();
       link_structure();
@@ -561,7 +559,6 @@ class Linker {
   const std::vector<ModuleRecord>& modules_;
   std::vector<FileFacts>& files_;
   Resolver resolver_;
-  LinkOrder order_;
   int module_ = 0;
   /// An edge of the module being linked, by the resolver's interned texts: the same edge made twice is kept once.
   struct EdgeKey {
@@ -591,12 +588,12 @@ class Linker {
 }  // namespace
 
 RepositoryFacts link_modules(std::vector<ModuleRecord> modules, const std::map<std::string, std::string>& package_aliases,
-                             bool release, LinkOrder order) {
+                             bool release) {
   RepositoryFacts out;
   out.files.reserve(modules.size());
   for (const auto& m : modules) out.files.push_back(m.facts);
   auto kept = std::make_unique<std::vector<ModuleRecord>>(std::move(modules));
-  auto linker = std::make_unique<Linker>(*kept, out.files, package_aliases, order);
+  auto linker = std::make_unique<Linker>(*kept, out.files, package_aliases);
   linker->run();
   // The memo is in an arena and frees at once; the records are cheap to free and a sixth of the
   // peak (the linker refers to them only while it runs). Only then do the linked edges become

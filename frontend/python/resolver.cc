@@ -163,18 +163,6 @@ Resolver::Resolver(const std::vector<ModuleRecord>& modules, const std::map<std:
     }
 }
 
-void Resolver::prepare_indexes() {
-  if (!calls_indexed_) index_calls();
-  if (!parameter_calls_resolved_ && !resolving_parameter_calls_) {
-    index_parameter_calls();
-    // Answered while the index was being built, without the flow through parameter calls it
-    // holds: asked again with it.
-    release_memo();
-    wrapped_.clear();
-  }
-  if (!subclasses_built_) build_subclasses();
-}
-
 const Scope& Resolver::scope(int global_scope) const {
   int m = scope_module_[global_scope];
   return modules_[m].scopes[global_scope - offsets_[m]];
@@ -339,41 +327,24 @@ std::vector<Value> Resolver::memoized(std::uint64_t key, bool counts_depth, Comp
     low_ = std::min(low_, open->second.first);
     return open->second.second;
   }
-  if (depth_ > kMaxDepth) {
-    cut_ = true;
-    return {};
-  }
+  if (depth_ > kMaxDepth) return {};
   std::optional<DepthGuard> guard;
   if (counts_depth) guard.emplace(depth_);
   const int position = static_cast<int>(open_.size());
   const std::size_t mark = provisional_.size();
   const int outer_low = low_;
-  const bool outer_cut = std::exchange(cut_, false);
   std::vector<Value> answer;
   for (int round = 1;; ++round) {
     open_[key] = {position, answer};
     low_ = kNoCycle;
     std::vector<Value> next = compute();
     open_.erase(key);
-    if (cut_) {
-      // The depth limit cut a question below it short: kept out of the memo, so that where it is
-      // asked less deep it is answered in full (an answer must not depend on which question came
-      // first), and so is what was answered provisionally inside it.
-      for (std::size_t i = mark; i < provisional_.size(); ++i) {
-        memo_.erase(provisional_[i]);
-        provisional_lows_.erase(provisional_[i]);
-      }
-      provisional_.resize(mark);
-      low_ = std::min(outer_low, low_);
-      return next;
-    }
     if (low_ < position) {
       // It leaned on a question still open above it: right only until that one is answered.
       memo_[key].assign(next.begin(), next.end());
       provisional_.push_back(key);
       provisional_lows_[key] = low_;
       low_ = std::min(outer_low, low_);
-      cut_ = outer_cut;
       return next;
     }
     // What was answered provisionally inside leaned on this question's partial answer: asked again later.
@@ -388,7 +359,6 @@ std::vector<Value> Resolver::memoized(std::uint64_t key, bool counts_depth, Comp
   }
   memo_[key].assign(answer.begin(), answer.end());
   low_ = outer_low;
-  cut_ = outer_cut;
   return answer;
 }
 
@@ -742,7 +712,6 @@ std::string Resolver::passed_text(const RawReference& site, const std::string& n
 bool Resolver::wrapped_by_decorators(int function_scope) {
   if (auto known = wrapped_.find(function_scope); known != wrapped_.end()) return known->second;
   wrapped_[function_scope] = false;  // while it is being answered (a decorator reading the name)
-  const bool outer_cut = std::exchange(cut_, false);
   const Scope& f = scope(function_scope);
   const int m = module_of(function_scope);
   const int parent = global(m, f.parent);
@@ -758,9 +727,7 @@ bool Resolver::wrapped_by_decorators(int function_scope) {
       return v.kind == Value::Kind::function && v.id != function_scope;
     });
   }
-  if (cut_) wrapped_.erase(function_scope);  // asked again where it is asked less deep (memoized)
-  else wrapped_[function_scope] = wrapped;
-  cut_ = cut_ || outer_cut;
+  wrapped_[function_scope] = wrapped;
   return wrapped;
 }
 
@@ -1423,14 +1390,12 @@ const std::vector<int>& Resolver::mro(int class_scope) {
   const auto key = memo_key('C', class_scope, {});
   static const std::vector<int> kNone;
   if (mro_in_progress_.count(key) || depth_ > kMaxDepth) {
-    if (depth_ > kMaxDepth) cut_ = true;
     static thread_local std::vector<int> self_only;
     self_only = {class_scope};
     return self_only;
   }
   DepthGuard guard(depth_);
   mro_in_progress_.insert(key);
-  const bool outer_cut = std::exchange(cut_, false);
   const Scope& s = scope(class_scope);
   int parent = global(module_of(class_scope), s.parent);
   std::vector<int> bases;
@@ -1485,12 +1450,6 @@ const std::vector<int>& Resolver::mro(int class_scope) {
   }
   mro_in_progress_.erase(key);
   external_bases_direct_[class_scope] = externals;
-  if (cut_) {
-    // Cut short by the depth limit (memoized): kept only for the callers of this question.
-    cut_mros_.push_back(std::move(result));
-    return cut_mros_.back();
-  }
-  cut_ = outer_cut;
   return mro_[class_scope] = result;
 }
 

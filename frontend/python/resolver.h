@@ -4,7 +4,6 @@
 /// bound twice may be either value.
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
@@ -65,11 +64,6 @@ class Resolver {
   explicit Resolver(const std::vector<ModuleRecord>& modules,
                     const std::map<std::string, std::string>& package_aliases = {});
 
-  /// Builds the repository-wide indexes (call sites by name and of parameters, subclasses) before
-  /// any question is asked: built inside a question, they would depend on how deep, and inside
-  /// which cycle, the question that first needed them was asked.
-  void prepare_indexes();
-
   /// Global id of scope `local` of module `module`.
   int global(int module, int local) const { return offsets_[module] + local; }
   int module_of(int global_scope) const { return scope_module_[global_scope]; }
@@ -119,7 +113,7 @@ class Resolver {
   std::uint32_t intern(std::string_view text);
   /// The text kept once for as long as the resolver lives (Value::text).
   StoredText stored(std::string_view text) const;
-  /// An external value's text with `suffix` appended (`torch.cat` -> `torch.cat()`), or the text
+  /// A library value's text with `suffix` appended (`torch.cat` -> `torch.cat()`), or the text
   /// itself where that would repeat the same ending a third time.
   StoredText extended(const StoredText& text, std::string_view suffix) const;
   /// Every interned text by its number (intern): valid while the resolver lives and interns nothing new.
@@ -276,11 +270,9 @@ class Resolver {
   std::unordered_map<std::uint64_t, std::pair<int, std::vector<Value>>> open_;
   std::vector<std::uint64_t> provisional_;  ///< provisional memo entries, oldest first
   std::unordered_map<std::uint64_t, int> provisional_lows_;  ///< the open question each leaned on
-  bool cut_ = false;  ///< the answer being made leaned on one the depth limit cut short
   int low_ = std::numeric_limits<int>::max();  ///< outermost open question (lowest position) the answer being made leaned on
   std::unordered_set<std::uint64_t> mro_in_progress_;
   std::unordered_map<int, std::vector<int>> mro_;
-  std::deque<std::vector<int>> cut_mros_;  ///< orders the depth limit cut short (not in mro_)
   std::unordered_map<int, std::vector<std::string>> external_bases_direct_;
   std::unordered_map<int, std::vector<int>> returns_done_;
   FlowCut flow_cut_;  ///< resolve_at's cut, for the first name of the text resolve_uncached reads next
