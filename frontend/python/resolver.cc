@@ -288,10 +288,11 @@ StoredText Resolver::extended(const StoredText& text, std::string_view suffix) c
   // A value that feeds itself (`x = x.f()`, `s = s()`) would grow by the same suffix on every
   // round of its cycle and never settle: a third repeat of the same ending is the value itself.
   constexpr std::size_t kLongestRepeat = 64;
-  for (std::size_t n = suffix.size(); n <= kLongestRepeat && 3 * n <= longer.size(); ++n) {
-    std::string_view end(longer.data() + longer.size() - n, n);
-    if (std::string_view(longer.data() + longer.size() - 2 * n, n) == end &&
-        std::string_view(longer.data() + longer.size() - 3 * n, n) == end)
+  const std::size_t size = longer.size();
+  for (std::size_t n = suffix.size(); n <= kLongestRepeat && 3 * n <= size; ++n) {
+    if (longer[size - 1 - n] != longer[size - 1]) continue;  // the unit before does not end alike
+    std::string_view end(longer.data() + size - n, n);
+    if (std::string_view(longer.data() + size - 2 * n, n) == end && std::string_view(longer.data() + size - 3 * n, n) == end)
       return text;
   }
   return stored(longer);

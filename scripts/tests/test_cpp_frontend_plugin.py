@@ -13,6 +13,7 @@ import subprocess
 import pytest
 
 from built_binaries import ANALYZE, BUILD, NEEDS_BINARIES, run
+from git_repo import git
 
 pytestmark = [NEEDS_BINARIES, pytest.mark.skipif(
     not os.path.exists(os.path.join(BUILD, "frontend", "cpp", "libfastci_cpp_frontend.so")),
@@ -20,8 +21,8 @@ pytestmark = [NEEDS_BINARIES, pytest.mark.skipif(
 
 
 def commit(repo, message):
-    run("git", "-C", str(repo), "add", "-A")
-    run("git", "-C", str(repo), "-c", "user.email=ci@example.org", "-c", "user.name=ci", "commit", "-q", "-m", message)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
 
 
 def repository(tmp_path):
@@ -30,7 +31,7 @@ def repository(tmp_path):
     (repo / "csrc").mkdir(parents=True)
     (repo / "pkg").mkdir()
     (repo / "tests").mkdir()
-    run("git", "init", "-q", str(repo))
+    git(tmp_path, "init", "-q", str(repo))
     (repo / "csrc" / "ops.cc").write_text("int add(int a, int b) { return a + b; }\n")
     (repo / "pkg" / "__init__.py").write_text("def f():\n    return 1\n")
     (repo / "tests" / "test_f.py").write_text("from pkg import f\n\n\ndef test_f():\n    assert f() == 1\n")

@@ -8,17 +8,10 @@ import sys
 
 import pytest
 
+from git_repo import git
 from plugin_under_test import SCRIPTS
 
 PACK = os.path.join(SCRIPTS, "history_pack.py")
-
-
-def git(repo, *args):
-    env = dict(os.environ, GIT_AUTHOR_NAME="a", GIT_AUTHOR_EMAIL="a@example.org", GIT_COMMITTER_NAME="a",
-               GIT_COMMITTER_EMAIL="a@example.org", GIT_AUTHOR_DATE="2026-01-01T00:00:00Z",
-               GIT_COMMITTER_DATE="2026-01-01T00:00:00Z")
-    return subprocess.run(["git", "-C", str(repo)] + list(args), check=True, capture_output=True, text=True,
-                          env=env).stdout.strip()
 
 
 @pytest.fixture

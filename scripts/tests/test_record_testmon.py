@@ -1,21 +1,13 @@
 """record_testmon.py keeps its clone across sittings; commits recorded after it was made (new mutants)
 are fetched from the history's repository instead of failing the checkout."""
 
-import os
-import subprocess
 import sys
 
+from git_repo import git
 from plugin_under_test import SCRIPTS
 
 sys.path.insert(0, SCRIPTS)
 import record_testmon  # noqa: E402
-
-
-def git(repo, *args):
-    env = dict(os.environ, GIT_AUTHOR_NAME="a", GIT_AUTHOR_EMAIL="a@example.org", GIT_COMMITTER_NAME="a",
-               GIT_COMMITTER_EMAIL="a@example.org")
-    return subprocess.run(["git", "-C", str(repo)] + list(args), check=True, capture_output=True, text=True,
-                          env=env).stdout.strip()
 
 
 def test_a_commit_recorded_after_the_clone_is_fetched(tmp_path):
