@@ -38,6 +38,26 @@ TEST(Cycles, AnAnswerCutShortByACycleIsNotKeptForLaterQuestions) {
   }
 }
 
+/// `name0 = start`, `name1 = name0`, ... `name<n> = name<n-1>`: a chain of aliases.
+std::string alias_chain(const std::string& name, const std::string& start, int n) {
+  std::string out = name + "0 = " + start + "\n";
+  for (int i = 1; i <= n; ++i) out += name + std::to_string(i) + " = " + name + std::to_string(i - 1) + "\n";
+  return out;
+}
+
+TEST(Cycles, AnAnswerTheDepthLimitCutShortIsNotKeptForLaterQuestions) {
+  // `deep` reaches c10 at the end of a long chain of other aliases, where the depth limit cuts c10's
+  // own chain short; `shallow` asks for c10 first thing. Whichever is linked first, shallow's call
+  // reaches target: the cut answer was not kept for it.
+  const std::string head = "def target(): pass\n" + alias_chain("c", "target", 10) + alias_chain("d", "c10", 8);
+  const std::string deep = "def deep():\n    d8()\n";
+  const std::string shallow = "def shallow():\n    c10()\n";
+  for (const auto& callers : {deep + shallow, shallow + deep}) {
+    auto facts = link_one(head + callers);
+    EXPECT_TRUE(has_edge(facts, "py:m.shallow", "py:m.target", EdgeKind::call)) << callers;
+  }
+}
+
 TEST(Cycles, AValueThatFeedsItselfSettles) {
   // Megatron-LM's ScheduleNode: `self.stream = self.stream()` where the stream given is a function
   // (get_comp_stream) or a library's callable. The library value would grow by "()" on every round of

@@ -21,8 +21,9 @@ namespace {
 class Linker {
  public:
   Linker(const std::vector<ModuleRecord>& modules, std::vector<FileFacts>& files,
-         const std::map<std::string, std::string>& package_aliases)
-      : modules_(modules), files_(files), resolver_(modules, package_aliases), edges_(files.size()) {
+         const std::map<std::string, std::string>& package_aliases, LinkOrder order)
+      : modules_(modules), files_(files), resolver_(modules, package_aliases), order_(order), edges_(files.size()) {
+    resolver_.prepare_indexes();
     index_variables();
     index_built_classes();
   }
@@ -36,8 +37,11 @@ class Linker {
     resolver_.release_texts();
   }
 
+  const Resolver::DepthLimitStats& depth_limit_stats() const { return resolver_.depth_limit_stats(); }
+
   void run() {
-    for (std::size_t m = 0; m < modules_.size(); ++m) {
+    for (std::size_t i = 0; i < modules_.size(); ++i) {
+      std::size_t m = order_ == LinkOrder::reversed ? modules_.size() - 1 - i : i;
       module_ = static_cast<int>(m);
       seen_.clear();
       link_structure();
@@ -559,6 +563,7 @@ class Linker {
   const std::vector<ModuleRecord>& modules_;
   std::vector<FileFacts>& files_;
   Resolver resolver_;
+  LinkOrder order_;
   int module_ = 0;
   /// An edge of the module being linked, by the resolver's interned texts: the same edge made twice is kept once.
   struct EdgeKey {
@@ -588,13 +593,18 @@ class Linker {
 }  // namespace
 
 RepositoryFacts link_modules(std::vector<ModuleRecord> modules, const std::map<std::string, std::string>& package_aliases,
-                             bool release) {
+                             bool release, LinkOrder order) {
   RepositoryFacts out;
   out.files.reserve(modules.size());
   for (const auto& m : modules) out.files.push_back(m.facts);
   auto kept = std::make_unique<std::vector<ModuleRecord>>(std::move(modules));
-  auto linker = std::make_unique<Linker>(*kept, out.files, package_aliases);
+  auto linker = std::make_unique<Linker>(*kept, out.files, package_aliases, order);
   linker->run();
+  if (const auto unsettled = linker->depth_limit_stats().unsettled; unsettled > 0)
+    out.diagnostics.push_back({Diagnostic::Severity::warning, "", 0,
+                               "the resolver kept " + std::to_string(unsettled) +
+                                   " answers cut short by its depth limit (a bound on asking them again was reached): "
+                                   "calls reached only through them may have no edge"});
   // The memo is in an arena and frees at once; the records are cheap to free and a sixth of the
   // peak (the linker refers to them only while it runs). Only then do the linked edges become
   // strings, so that the two are never held together.

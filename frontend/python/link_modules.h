@@ -18,7 +18,11 @@ namespace fastci::frontend::python {
 /// `package_aliases` (dotted package -> package it links to) come from directory symlinks inside the repository.
 /// `release`: false where the process ends soon after; the resolver's memo is then left to the exit
 /// instead of freed here (on Megatron-LM freeing it costs a tenth of a warm run); the records are freed.
+/// `order`: the order the modules' references are linked in, which the edges must not depend on
+/// (tests link both ways; the edges of each file then come in another order).
+enum class LinkOrder { as_given, reversed };
 RepositoryFacts link_modules(std::vector<ModuleRecord> modules,
-                             const std::map<std::string, std::string>& package_aliases = {}, bool release = true);
+                             const std::map<std::string, std::string>& package_aliases = {}, bool release = true,
+                             LinkOrder order = LinkOrder::as_given);
 
 }  // namespace fastci::frontend::python

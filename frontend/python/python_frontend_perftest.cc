@@ -1,12 +1,15 @@
 /// Timing of the Python frontend on a source tree: parse (1 and N threads) and link; also digests
 /// of the records and of the linked facts, so that a change meant to be only faster can be shown
 /// to write the same records and edges on a real tree.
-/// Usage: fastci-python-perftest DIR [THREADS]
+/// Usage: fastci-python-perftest DIR [THREADS] [--edges FILE] [--reversed]
+///   --edges FILE: every linked edge, one sorted line each (file, from, to, line, kind), to compare builds;
+///   --reversed: link the modules' references in reverse order (the edges must not change).
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "frontend/python/link_modules.h"
@@ -28,12 +31,21 @@ double seconds_since(Clock::time_point start) {
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
   namespace py = fastci::frontend::python;
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s DIR [THREADS]\n", argv[0]);
+  std::vector<std::string> positional;
+  std::string edges_out;
+  auto order = py::LinkOrder::as_given;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--edges" && i + 1 < argc) edges_out = argv[++i];
+    else if (arg == "--reversed") order = py::LinkOrder::reversed;
+    else positional.push_back(arg);
+  }
+  if (positional.empty()) {
+    std::fprintf(stderr, "usage: %s DIR [THREADS] [--edges FILE] [--reversed]\n", argv[0]);
     return 2;
   }
-  fs::path root = argv[1];
-  int threads = argc > 2 ? std::max(1, std::atoi(argv[2])) : 2;
+  fs::path root = positional[0];
+  int threads = positional.size() > 1 ? std::max(1, std::atoi(positional[1].c_str())) : 2;
   std::vector<std::pair<std::string, std::string>> files;
   std::size_t bytes = 0;
   std::error_code error;
@@ -79,7 +91,7 @@ int main(int argc, char** argv) {
   const std::string records_digest = fastci::util::content_hash(serialized);
 
   start = Clock::now();
-  auto facts = py::link_modules(std::move(records));
+  auto facts = py::link_modules(std::move(records), {}, true, order);
   double link = seconds_since(start);
 
   std::size_t symbols = 0, edges = 0, placeholders = 0, tests = 0, unparsed = 0;
@@ -89,6 +101,15 @@ int main(int argc, char** argv) {
     tests += f.tests.size();
     unparsed += f.parsed ? 0 : 1;
     for (const auto& e : f.edges) placeholders += !e.to.empty() && e.to[0] == '?';
+  }
+  if (!edges_out.empty()) {
+    std::vector<std::string> lines;
+    for (const auto& f : facts.files)
+      for (const auto& e : f.edges)
+        lines.push_back(f.path + " " + e.from + " " + e.to + " " + std::to_string(e.line) + " " + fastci::frontend::to_string(e.kind));
+    std::sort(lines.begin(), lines.end());
+    std::ofstream out(edges_out);
+    for (const auto& line : lines) out << line << '\n';
   }
   std::string linked_digest = fastci::util::content_hash(py::serialize(py::LinkedTree{std::move(facts), {}, reads}));
   std::printf("files %zu (%.1f MB), not parsed %zu\n", files.size(), bytes / 1e6, unparsed);

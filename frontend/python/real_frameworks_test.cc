@@ -3,7 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "frontend/python/link_modules.h"
 #include "frontend/python/python_test_support.h"
@@ -69,6 +74,55 @@ TEST(RealFrameworks, DeepSpeedUnitTestsAreDiscovered) {
   EXPECT_GT(tests, 100u);
   EXPECT_GT(with_gpus, tests / 2);  // DistributedTest classes declare world_size
   EXPECT_GT(parametrized, 50u);
+}
+
+/// Each file's edges to repository symbols ("py:..."), sorted: what linking found, whatever order.
+std::map<std::string, std::vector<std::string>> repository_edges(const RepositoryFacts& facts) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& file : facts.files) {
+    auto& edges = out[file.path];
+    for (const auto& e : file.edges)
+      if (!e.to.starts_with("?"))
+        edges.push_back(e.from + " " + e.to + " " + std::to_string(e.line) + " " + std::to_string(static_cast<int>(e.kind)));
+    std::sort(edges.begin(), edges.end());
+  }
+  return out;
+}
+
+/// Links a folder's modules in path order and in reverse: the edges to repository code must be the
+/// same (an answer must not depend on which question was asked first; library placeholders may differ
+/// where a cycle's library values grow apart).
+void expect_same_edges_in_either_order(const fs::path& root, const fs::path& folder) {
+  auto records = testing::parse_folder(root, folder);
+  auto copy = records;
+  auto forward = repository_edges(link_modules(std::move(records)));
+  auto backward = repository_edges(link_modules(std::move(copy), {}, true, LinkOrder::reversed));
+  ASSERT_EQ(forward.size(), backward.size());
+  std::vector<std::string> only_forward, only_backward;
+  for (const auto& [path, edges] : forward) {
+    const auto& other = backward[path];
+    std::set_difference(edges.begin(), edges.end(), other.begin(), other.end(), std::back_inserter(only_forward));
+    std::set_difference(other.begin(), other.end(), edges.begin(), edges.end(), std::back_inserter(only_backward));
+  }
+  auto first = [](const std::vector<std::string>& lines) {
+    std::string out;
+    for (std::size_t i = 0; i < lines.size() && i < 12; ++i) out += "\n  " + lines[i];
+    return out;
+  };
+  EXPECT_TRUE(only_forward.empty()) << only_forward.size() << " edges only in path order:" << first(only_forward);
+  EXPECT_TRUE(only_backward.empty()) << only_backward.size() << " edges only in reverse order:" << first(only_backward);
+}
+
+TEST(RealFrameworks, MegatronEdgesDoNotDependOnLinkOrder) {
+  fs::path root = ext_root() / "Megatron-LM";
+  if (!fs::exists(root / "megatron/core/pipeline_parallel/utils.py")) GTEST_SKIP() << "no Megatron-LM work tree at " << root;
+  expect_same_edges_in_either_order(root, root / "megatron");
+}
+
+TEST(RealFrameworks, DeepSpeedEdgesDoNotDependOnLinkOrder) {
+  fs::path root = ext_root() / "DeepSpeed";
+  if (!fs::exists(root / "deepspeed/runtime/zero/parameter_offload.py")) GTEST_SKIP() << "no DeepSpeed work tree at " << root;
+  expect_same_edges_in_either_order(root, root / "deepspeed");
 }
 
 }  // namespace

@@ -20,6 +20,13 @@ namespace {
 
 /// Resolution deeper than this (long alias chains, mutual returns) gives up: nothing, not a crash.
 constexpr int kMaxDepth = 48;
+/// Bounds on answering cut questions from the top (Resolver::settle_cuts): rounds per outermost
+/// question, questions asked from the top within one another, and such questions per outermost one.
+constexpr int kMaxSettleRounds = 4;
+constexpr int kMaxSettleNesting = 16;
+constexpr int kMaxSettleAsks = 4096;
+/// Rounds of the index of parameter calls (Resolver::prepare_indexes).
+constexpr int kMaxIndexRounds = 4;
 
 struct DepthGuard {
   int& depth;
@@ -92,15 +99,23 @@ std::vector<Component> split_components(const std::string& text) {
   return out;
 }
 
-/// Values kept per expression: a name bound many ways stays useful and cheap.
-constexpr std::size_t kMaxValues = 12;
+/// Values kept per expression: a name bound many ways stays useful and cheap. Library values
+/// (placeholders, which only name what is outside the repository) are capped lower, so that they never
+/// crowd out repository code: a parameter that many call sites pass library objects to still
+/// reaches the repository functions some other site passes.
+constexpr std::size_t kMaxValues = 48;
+constexpr std::size_t kMaxExternalValues = 12;
 
 void append_unique(std::vector<Value>& out, const Value& v) {
   if (out.size() >= kMaxValues) return;
-  for (const auto& existing : out)
+  std::size_t externals = 0;
+  for (const auto& existing : out) {
     if (existing.kind == v.kind && existing.id == v.id && existing.text == v.text &&
         existing.receiver == v.receiver && existing.behind_wrapper == v.behind_wrapper)
       return;
+    externals += existing.kind == Value::Kind::external;
+  }
+  if (v.kind == Value::Kind::external && externals >= kMaxExternalValues) return;
   out.push_back(v);
 }
 
@@ -161,6 +176,28 @@ Resolver::Resolver(const std::vector<ModuleRecord>& modules, const std::map<std:
       for (std::size_t dot = aliased.find('.'); dot != std::string::npos; dot = aliased.find('.', dot + 1))
         packages_.insert(aliased.substr(0, dot));
     }
+}
+
+void Resolver::prepare_indexes() {
+  if (!calls_indexed_) index_calls();
+  if (!parameter_calls_resolved_ && !resolving_parameter_calls_) {
+    // Each round resolves the calls of parameters with the flow the index of the round before gives
+    // (a callback passed on into another callback), from a fresh memo, until the index stays the same.
+    for (int round = 0; round < kMaxIndexRounds; ++round) {
+      auto before = parameter_calls_by_target_;
+      release_memo();
+      wrapped_.clear();
+      mro_.clear();
+      index_parameter_calls();
+      ++depth_limit_stats_.index_rounds;
+      if (parameter_calls_by_target_ == before) break;
+    }
+    // What was answered while the index was built, with the flow of the index before: asked again.
+    release_memo();
+    wrapped_.clear();
+    mro_.clear();
+  }
+  if (!subclasses_built_) build_subclasses();
 }
 
 const Scope& Resolver::scope(int global_scope) const {
@@ -316,11 +353,12 @@ constexpr int kMaxRounds = 6;
 constexpr int kNoCycle = std::numeric_limits<int>::max();
 }  // namespace
 
-template <class Compute>
-std::vector<Value> Resolver::memoized(std::uint64_t key, bool counts_depth, Compute&& compute) {
+template <class Describe, class Compute>
+std::vector<Value> Resolver::memoized(std::uint64_t key, bool counts_depth, Describe&& describe, Compute&& compute) {
   if (auto it = memo_.find(key); it != memo_.end()) {
     if (!provisional_lows_.empty())
       if (auto p = provisional_lows_.find(key); p != provisional_lows_.end()) low_ = std::min(low_, p->second);
+    if (!tainted_.empty() && tainted_.count(key)) cut_ = true;
     return {it->second.begin(), it->second.end()};
   }
   if (auto open = open_.find(key); open != open_.end()) {
@@ -328,39 +366,105 @@ std::vector<Value> Resolver::memoized(std::uint64_t key, bool counts_depth, Comp
     low_ = std::min(low_, open->second.first);
     return open->second.second;
   }
-  if (depth_ > kMaxDepth) return {};
+  if (depth_ > kMaxDepth) {
+    // Too deep to answer here: nothing for now, and the question is asked again from the top
+    // (settle_cuts) before the outermost question above it keeps an answer.
+    cut_ = true;
+    cuts_.push_back(describe());
+    return {};
+  }
+  const bool outermost = open_.empty();
+  if (outermost && settle_nesting_ == 0) settle_asks_ = 0;
   std::optional<DepthGuard> guard;
   if (counts_depth) guard.emplace(depth_);
   const int position = static_cast<int>(open_.size());
   const std::size_t mark = provisional_.size();
   const int outer_low = low_;
+  const bool outer_cut = std::exchange(cut_, false);
   std::vector<Value> answer;
-  for (int round = 1;; ++round) {
-    open_[key] = {position, answer};
-    low_ = kNoCycle;
-    std::vector<Value> next = compute();
-    open_.erase(key);
-    if (low_ < position) {
-      // It leaned on a question still open above it: right only until that one is answered.
-      memo_[key].assign(next.begin(), next.end());
-      provisional_.push_back(key);
-      provisional_lows_[key] = low_;
-      low_ = std::min(outer_low, low_);
-      return next;
+  for (int settled = 0;; ++settled) {
+    for (int round = 1;; ++round) {
+      open_[key] = {position, answer};
+      low_ = kNoCycle;
+      std::vector<Value> next = compute();
+      open_.erase(key);
+      if (low_ < position) {
+        // It leaned on a question still open above it: right only until that one is answered.
+        memo_[key].assign(next.begin(), next.end());
+        provisional_.push_back(key);
+        provisional_lows_[key] = low_;
+        if (cut_) tainted_.insert(key);
+        low_ = std::min(outer_low, low_);
+        cut_ = cut_ || outer_cut;
+        return next;
+      }
+      // What was answered provisionally inside leaned on this question's partial answer: asked again later.
+      for (std::size_t i = mark; i < provisional_.size(); ++i) {
+        memo_.erase(provisional_[i]);
+        provisional_lows_.erase(provisional_[i]);
+      }
+      provisional_.resize(mark);
+      const bool again = low_ == position && !same_values(next, answer) && round < kMaxRounds;
+      answer = std::move(next);
+      if (!again) break;
     }
-    // What was answered provisionally inside leaned on this question's partial answer: asked again later.
-    for (std::size_t i = mark; i < provisional_.size(); ++i) {
-      memo_.erase(provisional_[i]);
-      provisional_lows_.erase(provisional_[i]);
-    }
-    provisional_.resize(mark);
-    const bool again = low_ == position && !same_values(next, answer) && round < kMaxRounds;
-    answer = std::move(next);
-    if (!again) break;
+    // An answer that leaned on a cut question is final only once those were answered from the
+    // top: the outermost question settles them and is asked again.
+    if (!cut_ || !outermost || !settle_cuts(settled)) break;
+    answer.clear();
+    cut_ = false;
   }
   memo_[key].assign(answer.begin(), answer.end());
+  if (cut_) tainted_.insert(key);
   low_ = outer_low;
+  cut_ = cut_ || outer_cut;
   return answer;
+}
+
+bool Resolver::settle_cuts(int rounds_done) {
+  std::vector<Question> cuts = std::move(cuts_);
+  cuts_.clear();
+  std::unordered_set<std::uint64_t> tainted = std::move(tainted_);
+  tainted_.clear();
+  if (rounds_done >= kMaxSettleRounds || settle_nesting_ >= kMaxSettleNesting || settle_asks_ >= kMaxSettleAsks) {
+    // Past the bound, what the limit cut short stays so (counted; the answers then depend on
+    // which question came first, as they all did before).
+    ++depth_limit_stats_.unsettled;
+    cut_ = false;
+    return false;
+  }
+  for (std::uint64_t k : tainted) {
+    memo_.erase(k);
+    provisional_lows_.erase(k);
+  }
+  ++settle_nesting_;
+  const int depth = std::exchange(depth_, 0);
+  std::unordered_set<std::uint64_t> asked;
+  for (const Question& q : cuts) {
+    if (!asked.insert(q.key).second) continue;
+    if (q.kind == 'C' ? mro_.count(q.subject) > 0 : memo_.count(q.key) > 0) continue;
+    ++settle_asks_;
+    ++depth_limit_stats_.asked_from_the_top;
+    ask(q);
+  }
+  depth_ = depth;
+  --settle_nesting_;
+  return true;
+}
+
+void Resolver::ask(const Question& q) {
+  switch (q.kind) {
+    case 'L': lookup(q.subject, q.text); break;
+    case 'M': module_attribute(q.module, q.text); break;
+    case 'E': resolve(q.text, q.subject); break;
+    case 'F': resolve_at(q.text, q.subject, q.line); break;
+    case 'S': super_attribute(q.subject, q.text); break;
+    case 'A': class_attribute(q.subject, q.text, q.line & 1, q.line & 2, q.line & 4); break;
+    case 'P': parameter_flow(q.subject, q.text); break;
+    case 'R': returns_of(q.subject); break;
+    case 'C': mro(q.subject); break;
+    default: break;
+  }
 }
 
 bool Resolver::star_exports(int module, const std::string& name) const {
@@ -371,7 +475,7 @@ bool Resolver::star_exports(int module, const std::string& name) const {
 
 std::vector<Value> Resolver::lookup(int global_scope, const std::string& name) {
   const auto key = memo_key('L', global_scope, name);
-  return memoized(key, true, [&] {
+  return memoized(key, true, [&] { return Question{key, 'L', global_scope, name}; }, [&] {
     std::vector<Value> out;
     int g = global_scope;
     bool first = true;
@@ -503,7 +607,7 @@ std::vector<Value> Resolver::binding_values(int global_scope, const NameBinding&
 
 std::vector<Value> Resolver::module_attribute(const std::string& module, const std::string& name) {
   const auto key = memo_key('M', intern(module), name);
-  return memoized(key, true, [&] {
+  return memoized(key, true, [&] { return Question{key, 'M', -1, name, module}; }, [&] {
     std::vector<Value> out;
     auto index = module_index_.find(module);
     if (index != module_index_.end()) {
@@ -535,7 +639,7 @@ std::vector<Value> Resolver::module_attribute(const std::string& module, const s
 
 std::vector<Value> Resolver::resolve(const std::string& text, int global_scope) {
   const auto key = memo_key('E', global_scope, text);
-  return memoized(key, false, [&] {
+  return memoized(key, false, [&] { return Question{key, 'E', global_scope, text}; }, [&] {
     auto values = resolve_uncached(text, global_scope);
     return values;
   });
@@ -560,7 +664,7 @@ std::vector<Value> Resolver::resolve_at(const std::string& text, int global_scop
   // Keyed elements are cut at the line itself; plain names only by the statements around it.
   const std::string position = keyed ? std::to_string(line) : std::to_string(cut.first) + ':' + std::to_string(cut.next);
   const auto key = memo_key('F', global_scope, text + '\x1f' + position);
-  return memoized(key, false, [&] {
+  return memoized(key, false, [&] { return Question{key, 'F', global_scope, text, {}, line}; }, [&] {
     flow_cut_ = cut;
     flow_line_ = line;
     auto values = resolve_uncached(text, global_scope);
@@ -713,6 +817,7 @@ std::string Resolver::passed_text(const RawReference& site, const std::string& n
 bool Resolver::wrapped_by_decorators(int function_scope) {
   if (auto known = wrapped_.find(function_scope); known != wrapped_.end()) return known->second;
   wrapped_[function_scope] = false;  // while it is being answered (a decorator reading the name)
+  const bool outer_cut = std::exchange(cut_, false);
   const Scope& f = scope(function_scope);
   const int m = module_of(function_scope);
   const int parent = global(m, f.parent);
@@ -728,7 +833,9 @@ bool Resolver::wrapped_by_decorators(int function_scope) {
       return v.kind == Value::Kind::function && v.id != function_scope;
     });
   }
-  wrapped_[function_scope] = wrapped;
+  if (cut_) wrapped_.erase(function_scope);  // asked again once the cut question is answered from the top
+  else wrapped_[function_scope] = wrapped;
+  cut_ = cut_ || outer_cut;
   return wrapped;
 }
 
@@ -992,7 +1099,7 @@ std::vector<Value> Resolver::attribute(const std::vector<Value>& values, const s
 
 std::vector<Value> Resolver::super_attribute(int class_scope, const std::string& name) {
   const auto key = memo_key('S', class_scope, name);
-  return memoized(key, true, [&] {
+  return memoized(key, true, [&] { return Question{key, 'S', class_scope, name}; }, [&] {
     // The receiver is an instance of the class or of any subclass; in each one's MRO, super()
     // continues after the class: in a diamond D(B, C), B's super() reaches C for a D.
     std::vector<int> types = {class_scope};
@@ -1039,7 +1146,8 @@ std::vector<Value> Resolver::class_attribute(int class_scope, const std::string&
   // One tag per combination of the three flags (0x10-0x17), apart from the letters the others use.
   const auto key = memo_key(static_cast<char>(0x10 | (instance ? 1 : 0) | (exact ? 2 : 0) | (skip_first ? 4 : 0)),
                             class_scope, name);
-  return memoized(key, true, [&] {
+  const int flags = (instance ? 1 : 0) | (exact ? 2 : 0) | (skip_first ? 4 : 0);
+  return memoized(key, true, [&] { return Question{key, 'A', class_scope, name, {}, flags}; }, [&] {
     auto out = class_attribute_uncached(class_scope, name, instance, exact, skip_first);
     return out;
   });
@@ -1153,12 +1261,15 @@ void Resolver::index_parameter_calls() {
   // call; scanning them for every parameter costs O(parameters x calls). Flow through a callback
   // into another callback while this index is being built is not followed.
   resolving_parameter_calls_ = true;
+  // Built aside: the questions asked meanwhile see the index as it was before, whatever the order.
+  std::unordered_map<int, std::vector<std::pair<int, int>>> index;
   if (auto sites = calls_by_name_.find(""); sites != calls_by_name_.end())
     for (auto [m, r] : sites->second) {
       const RawReference& ref = modules_[m].references[r];
       for (const auto& v : resolve(ref.text, global(m, ref.scope)))
-        if (v.kind == Value::Kind::function) parameter_calls_by_target_[v.id].emplace_back(m, r);
+        if (v.kind == Value::Kind::function) index[v.id].emplace_back(m, r);
     }
+  parameter_calls_by_target_ = std::move(index);
   resolving_parameter_calls_ = false;
   parameter_calls_resolved_ = true;
 }
@@ -1217,7 +1328,7 @@ std::vector<Value> Resolver::parameter_flow(int function_scope, const std::strin
   auto at = std::find(f.parameters.begin(), f.parameters.end(), name);
   if (at == f.parameters.end()) return {};
   const auto key = memo_key('P', function_scope, name);
-  return memoized(key, true, [&] {
+  return memoized(key, true, [&] { return Question{key, 'P', function_scope, name}; }, [&] {
     const auto index = static_cast<std::size_t>(at - f.parameters.begin());
     std::vector<Value> out;
     for (auto [m, r] : call_sites(function_scope)) {
@@ -1370,7 +1481,7 @@ std::vector<Value> Resolver::call_values(const std::vector<Value>& callees, cons
 
 std::vector<Value> Resolver::returns_of(int function_scope) {
   const auto key = memo_key('R', function_scope, {});
-  return memoized(key, true, [&] {
+  return memoized(key, true, [&] { return Question{key, 'R', function_scope}; }, [&] {
     std::vector<Value> out;
     const Scope& f = scope(function_scope);
     bool method = is_method(function_scope);
@@ -1391,12 +1502,17 @@ const std::vector<int>& Resolver::mro(int class_scope) {
   const auto key = memo_key('C', class_scope, {});
   static const std::vector<int> kNone;
   if (mro_in_progress_.count(key) || depth_ > kMaxDepth) {
+    if (depth_ > kMaxDepth) {
+      cut_ = true;
+      cuts_.push_back(Question{key, 'C', class_scope});
+    }
     static thread_local std::vector<int> self_only;
     self_only = {class_scope};
     return self_only;
   }
   DepthGuard guard(depth_);
   mro_in_progress_.insert(key);
+  const bool outer_cut = std::exchange(cut_, false);
   const Scope& s = scope(class_scope);
   int parent = global(module_of(class_scope), s.parent);
   std::vector<int> bases;
@@ -1451,6 +1567,13 @@ const std::vector<int>& Resolver::mro(int class_scope) {
   }
   mro_in_progress_.erase(key);
   external_bases_direct_[class_scope] = externals;
+  if (cut_) {
+    // Leaned on a question the depth limit cut short: kept only for the callers of this question,
+    // whose outermost question asks it again once that one is answered from the top.
+    cut_mros_.push_back(std::move(result));
+    return cut_mros_.back();
+  }
+  cut_ = outer_cut;
   return mro_[class_scope] = result;
 }
 
@@ -1483,6 +1606,8 @@ void Resolver::release_memo() {
   memo_ = decltype(memo_)(&memo_arena_);
   provisional_.clear();
   provisional_lows_.clear();
+  tainted_.clear();
+  cuts_.clear();
   memo_arena_.release();
 }
 

@@ -4,6 +4,7 @@
 /// bound twice may be either value.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
@@ -63,6 +64,20 @@ class Resolver {
   /// deepspeed/accelerator -> accelerator); its modules are importable under both names.
   explicit Resolver(const std::vector<ModuleRecord>& modules,
                     const std::map<std::string, std::string>& package_aliases = {});
+
+  /// Builds the repository-wide indexes (call sites by name and of parameters, subclasses) before
+  /// any question is asked: built inside a question, they would depend on how deep, and inside
+  /// which cycle, the question that first needed them was asked.
+  void prepare_indexes();
+
+  /// How the depth limit went: questions it cut short that were asked again from the top, and
+  /// outermost questions whose cut answers were kept because a bound on that was reached.
+  struct DepthLimitStats {
+    std::size_t asked_from_the_top = 0;
+    std::size_t unsettled = 0;
+    int index_rounds = 0;
+  };
+  const DepthLimitStats& depth_limit_stats() const { return depth_limit_stats_; }
 
   /// Global id of scope `local` of module `module`.
   int global(int module, int local) const { return offsets_[module] + local; }
@@ -126,6 +141,23 @@ class Resolver {
   std::vector<const NameBinding*> bindings_named(int global_scope, std::string_view name) const;
 
  private:
+  /// A question the depth limit cut short, as needed to ask it again (ask): what was asked (the
+  /// memo key's tag; 'A' class_attribute with its flags in `line`, 'C' mro), about what, and its key.
+  struct Question {
+    std::uint64_t key = 0;
+    char kind = 0;
+    int subject = -1;
+    std::string text = {};
+    std::string module = {};  ///< module_attribute's module
+    int line = 0;             ///< resolve_at's line; class_attribute's flags
+  };
+  /// Asks a question again (its answer goes to the memo).
+  void ask(const Question& question);
+  /// For an outermost question whose answer leaned on cut ones: drops the answers that leaned on
+  /// them and asks each cut question from the top (depth 0), so that every answer is one function of
+  /// its question, whichever question came first. False where a bound says to keep the cut answers.
+  bool settle_cuts(int rounds_done);
+
   std::vector<Value> lookup(int global_scope, const std::string& name);
   /// Where a read sits between the certain bindings of its first name (resolve_at): the first line
   /// of the last such statement before it, and of the first one after it (0: none).
@@ -260,8 +292,9 @@ class Resolver {
   /// leaned on such a question still open above it is provisional (dropped when that one is
   /// answered, so that it is asked again), and the question at the head of a cycle is asked again,
   /// seeded with its last answer, while that answer grows (docs/static-selection.md, cycles).
-  template <class Compute>
-  std::vector<Value> memoized(std::uint64_t key, bool counts_depth, Compute&& compute);
+  /// `describe` gives the Question, for a question the depth limit cuts short.
+  template <class Describe, class Compute>
+  std::vector<Value> memoized(std::uint64_t key, bool counts_depth, Describe&& describe, Compute&& compute);
   /// The memo's answers live in one arena: hundreds of thousands of small allocations that are
   /// freed together (release_memo) at the cost of a walk, leaving no fragmented heap behind.
   std::pmr::monotonic_buffer_resource memo_arena_;
@@ -270,9 +303,16 @@ class Resolver {
   std::unordered_map<std::uint64_t, std::pair<int, std::vector<Value>>> open_;
   std::vector<std::uint64_t> provisional_;  ///< provisional memo entries, oldest first
   std::unordered_map<std::uint64_t, int> provisional_lows_;  ///< the open question each leaned on
+  bool cut_ = false;  ///< the answer being made leaned on one the depth limit cut short
+  std::vector<Question> cuts_;  ///< questions the depth limit cut short, to ask from the top
+  std::unordered_set<std::uint64_t> tainted_;  ///< memo entries that leaned on them
+  int settle_nesting_ = 0;  ///< settle_cuts within settle_cuts
+  int settle_asks_ = 0;     ///< questions asked from the top for the current outermost question
+  DepthLimitStats depth_limit_stats_;
   int low_ = std::numeric_limits<int>::max();  ///< outermost open question (lowest position) the answer being made leaned on
   std::unordered_set<std::uint64_t> mro_in_progress_;
   std::unordered_map<int, std::vector<int>> mro_;
+  std::deque<std::vector<int>> cut_mros_;  ///< orders that leaned on a cut question (not in mro_)
   std::unordered_map<int, std::vector<std::string>> external_bases_direct_;
   std::unordered_map<int, std::vector<int>> returns_done_;
   FlowCut flow_cut_;  ///< resolve_at's cut, for the first name of the text resolve_uncached reads next
