@@ -86,7 +86,10 @@ class Linker {
   std::vector<std::string> visible_variables(int g, const std::string& name) {
     for (int s = g;;) {
       const Scope& scope = resolver_.scope(s);
-      if (scope.kind == Scope::Kind::function && !resolver_.bindings_named(s, name).empty()) return {};
+      if (scope.kind == Scope::Kind::function) {
+        auto bindings = resolver_.bindings_named(s, name);
+        if (!bindings.empty() && !only_comprehension_variables(bindings)) return {};
+      }
       if (scope.kind == Scope::Kind::module) return module_variables(resolver_.module_of(s), name);
       if (scope.kind == Scope::Kind::class_ && s == g) {
         const auto& found = variables_in(s, name);

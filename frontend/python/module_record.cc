@@ -8,13 +8,17 @@
 #include "util/hash.h"
 
 namespace fastci::frontend::python {
+
+bool only_comprehension_variables(const std::vector<const NameBinding*>& bindings) {
+  return std::all_of(bindings.begin(), bindings.end(), [](const NameBinding* b) { return b->comprehension; });
+}
 namespace {
 
 using util::ByteReader;
 using util::ByteWriter;
 
 /// The record's first bytes: a record of another layout is a cache miss, never a misread.
-constexpr std::string_view kFormat = "fastci-python-module/10";
+constexpr std::string_view kFormat = "fastci-python-module/11";
 
 /// An enum written as its number, read back only where it names a value.
 template <typename Enum>
@@ -248,7 +252,7 @@ void put_binding(ByteWriter& w, const NameBinding& b) {
   w.i64(b.line);
   w.i64(b.statement_first);
   w.i64(b.statement_last);
-  w.u64(b.has_key ? 1 : 0);
+  w.u64((b.has_key ? 1 : 0) | (b.comprehension ? 2 : 0));
 }
 
 NameBinding binding_from(ByteReader& r) {
@@ -261,7 +265,9 @@ NameBinding binding_from(ByteReader& r) {
   b.line = r.i32();
   b.statement_first = r.i32();
   b.statement_last = r.i32();
-  b.has_key = r.u64() != 0;
+  const auto flags = r.u64();
+  b.has_key = (flags & 1) != 0;
+  b.comprehension = (flags & 2) != 0;
   return b;
 }
 

@@ -53,7 +53,15 @@ struct NameBinding {
   /// which reads with that constant key use instead (Resolver::keyed_element). A list or tuple
   /// literal's elements are bound by position the same way ("xs[=p:0]").
   bool has_key = false;
+  /// A comprehension's variable (`[f(x) for x in xs]`), bound in the enclosing scope (comprehensions
+  /// are no scopes here) though Python 3 binds it in the comprehension only: it does not shadow
+  /// what the enclosing scopes bind under that name (the resolver reads both).
+  bool comprehension = false;
 };
+
+/// Whether a scope's bindings of a name are all comprehension variables (NameBinding::comprehension):
+/// what the scopes around it bind under that name is read too.
+bool only_comprehension_variables(const std::vector<const NameBinding*>& bindings);
 
 /// One parameter set of a parametrize mark: pytest ids of its values as pytest would print them.
 struct ParameterSet {

@@ -381,6 +381,10 @@ class ModuleParser {
 
   void bind(int scope, NameBinding binding) {
     using K = NameBinding::Kind;
+    if (comprehension_target_) {
+      binding.comprehension = true;
+      return record_.scopes[scope].bindings.push_back(std::move(binding));
+    }
     if (certain_last_ > 0 && certain_name(binding.name) &&
         (binding.kind == K::definition || binding.kind == K::module_import || binding.kind == K::from_import ||
          binding.kind == K::alias || binding.kind == K::call_result || binding.kind == K::star_import)) {
@@ -805,22 +809,16 @@ class ModuleParser {
       return visit_children(node, scope);
     }
     if (std::strcmp(type, "for_statement") == 0) {
-      TSNode left = field(node, "left");
-      TSNode right = field(node, "right");
-      auto iterable = ts_node_is_null(right) ? std::nullopt : dotted_text(right);
-      if (iterable) {
-        // Iterating calls __iter__ and __next__ where the iterable is a repository object.
-        record_.references.push_back({scope, *iterable + ".__iter__", EdgeKind::call, line_of(right), false, -1, {}});
-        record_.references.push_back(
-            {scope, *iterable + ".__iter__().__next__", EdgeKind::call, line_of(right), false, -1, {}});
-      }
-      if (!ts_node_is_null(left) && !ts_node_is_null(right) && bind_iteration_helpers(left, right, scope)) {
-        // for i, f in enumerate(fns) / zip(a, b) / d.items(), for f in d.values(): bound per target.
-      } else if (!ts_node_is_null(left) && is(left, "identifier") && iterable) {
-        bind(scope, {std::string(text(left)), NameBinding::Kind::alias, *iterable, "@element", -1, line_of(left)});
-      } else if (!ts_node_is_null(left)) {
-        bind_unknown_targets(left, scope);
-      }
+      bind_loop_target(field(node, "left"), field(node, "right"), scope);
+      return visit_children(node, scope);
+    }
+    if (std::strcmp(type, "for_in_clause") == 0) {
+      // [m.forward() for m in models]: the comprehension's variable holds the elements as a loop's
+      // does. Python 3 scopes it to the comprehension, which is not a scope here: bound in the
+      // enclosing one, but never as a certain binding nor as a module variable (it binds nothing there).
+      const bool outer = std::exchange(comprehension_target_, true);
+      bind_loop_target(field(node, "left"), field(node, "right"), scope);
+      comprehension_target_ = outer;
       return visit_children(node, scope);
     }
     if (std::strcmp(type, "with_statement") == 0) return with_statement(node, scope);
@@ -859,6 +857,24 @@ class ModuleParser {
   }
 
   /// The loop targets of the iteration helpers whose items are a container's elements:
+  /// `for <left> in <right>` (a statement or a comprehension's clause): iterating calls __iter__ and
+  /// __next__ where the iterable is a repository object; the targets hold its elements.
+  void bind_loop_target(TSNode left, TSNode right, int scope) {
+    auto iterable = ts_node_is_null(right) ? std::nullopt : dotted_text(right);
+    if (iterable) {
+      record_.references.push_back({scope, *iterable + ".__iter__", EdgeKind::call, line_of(right), false, -1, {}});
+      record_.references.push_back(
+          {scope, *iterable + ".__iter__().__next__", EdgeKind::call, line_of(right), false, -1, {}});
+    }
+    if (!ts_node_is_null(left) && !ts_node_is_null(right) && bind_iteration_helpers(left, right, scope)) {
+      // for i, f in enumerate(fns) / zip(a, b) / d.items(), for f in d.values(): bound per target.
+    } else if (!ts_node_is_null(left) && is(left, "identifier") && iterable) {
+      bind(scope, {std::string(text(left)), NameBinding::Kind::alias, *iterable, "@element", -1, line_of(left)});
+    } else if (!ts_node_is_null(left)) {
+      bind_unknown_targets(left, scope);
+    }
+  }
+
   /// `enumerate(xs)` (i, x), `zip(a, b, ...)` (one target per argument), `d.items()` (key, value)
   /// and `d.values()`: each target that receives elements is bound to them as `for x in xs` binds
   /// x ("@element"), the others are unknown. False when the loop is not of that shape.
@@ -1399,6 +1415,18 @@ class ModuleParser {
     if (ts_node_is_null(value) || depth > 4) return;
     if (is(value, "call") && text(field(value, "function")) == "dict")
       return argument_elements(name, field(value, "arguments"), depth, out, keyed);
+    if (is(value, "list_comprehension") || is(value, "set_comprehension") || is(value, "generator_expression") ||
+        is(value, "dictionary_comprehension")) {
+      // [DP(c) for c in chunks]: every element is what the body makes (no position or key is certain).
+      TSNode body = field(value, "body");
+      if (!ts_node_is_null(body) && is(body, "pair")) body = field(body, "value");
+      if (ts_node_is_null(body)) return;
+      if (is(body, "identifier") || is(body, "attribute") || is(body, "call") || is(body, "lambda"))
+        push_element(value_binding(name, body, line_of(body)), "", out);
+      else
+        element_bindings(name + "[]", body, depth + 1, out, "", false);
+      return;
+    }
     bool container = is(value, "dictionary") || is(value, "list") || is(value, "tuple") || is(value, "set");
     if (!container) return;
     bool positional = positions && !keyed.empty() && (is(value, "list") || is(value, "tuple"));
@@ -2114,6 +2142,7 @@ class ModuleParser {
   TSNode binding_range_{};             ///< an import's own name node, narrower than its statement
   TSNode body_statement_{};            ///< the statement of a scope's own body being read (visit_block)
   int body_scope_ = -1;                ///< the scope whose body that is
+  bool comprehension_target_ = false;  ///< binding a comprehension's variables (bind_loop_target)
   int certain_first_ = 0;              ///< lines of the statement whose bindings are certain (CertainBindings)
   int certain_last_ = 0;
   bool keyed_texts_ = false;           ///< dotted_text writes constant subscript keys (call references)

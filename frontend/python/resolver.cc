@@ -482,7 +482,7 @@ std::vector<Value> Resolver::lookup(int global_scope, const std::string& name) {
     while (true) {
       const Scope& s = scope(g);
       if (s.kind == Scope::Kind::module) {
-        out = module_attribute(modules_[module_of(g)].module_name, name);
+        for (const auto& v : module_attribute(modules_[module_of(g)].module_name, name)) append_unique(out, v);
         if (out.empty()) {
           // A module-level name with no value the linker follows still shadows builtins.
           auto bindings = bindings_named(g, name);
@@ -495,7 +495,7 @@ std::vector<Value> Resolver::lookup(int global_scope, const std::string& name) {
         if (!bindings.empty()) {
           for (const NameBinding* b : bindings)
             for (const auto& v : binding_values(g, *b)) append_unique(out, v);
-          break;
+          if (!only_comprehension_variables(bindings)) break;
         }
       }
       first = false;
@@ -677,7 +677,10 @@ std::vector<Value> Resolver::resolve_at(const std::string& text, int global_scop
 int Resolver::binding_scope(int global_scope, const std::string& name) const {
   for (int g = global_scope, first = 1;; first = 0) {
     const Scope& s = scope(g);
-    if ((s.kind != Scope::Kind::class_ || first) && !bindings_named(g, name).empty()) return g;
+    if (s.kind != Scope::Kind::class_ || first) {
+      auto bindings = bindings_named(g, name);
+      if (!bindings.empty() && (!only_comprehension_variables(bindings) || s.kind == Scope::Kind::module)) return g;
+    }
     if (s.kind == Scope::Kind::module) return -1;
     g = global(module_of(g), s.parent);
   }
@@ -974,7 +977,10 @@ std::vector<Value> Resolver::resolve_uncached(const std::string& text, int globa
               append_unique(values, v);
         } else {
           values = lookup(global_scope, element + "[]");
-          if (values.empty() && element == head.name) values = held_elements(global_scope, head.name);
+          // A name may hold its own literal's elements and, bound otherwise too, a container made
+          // elsewhere (`model = [m]`, then `model = wrap(model)`): both.
+          if (element == head.name)
+            for (const auto& v : held_elements(global_scope, head.name)) append_unique(values, v);
         }
         element += "[]";
         keyed = keys.size() == 1 ? keys.front() : std::string();
@@ -1411,7 +1417,7 @@ std::vector<Value> Resolver::held_elements(int global_scope, const std::string& 
         if (found >= 0 && found != m) for (const auto& v : resolve(b->member + "[]", global(found, 0))) append_unique(out, v);
       }
     }
-    if (!bindings.empty() || s.kind == Scope::Kind::module) break;
+    if ((!bindings.empty() && !only_comprehension_variables(bindings)) || s.kind == Scope::Kind::module) break;
     g = global(m, s.parent);
   }
   return out;

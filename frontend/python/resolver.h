@@ -240,7 +240,7 @@ class Resolver {
   /// returns where the repository defines it, else the manager's value itself (what a
   /// @contextmanager generator yields; a library base's __enter__ that returns self).
   std::vector<Value> entered_values(const std::vector<Value>& managers, const std::string& method);
-  /// Elements of the container a name holds where no "name[]" binding says (the name is another
+  /// Elements of the container a name holds that no "name[]" binding says (the name is another
   /// name's container, a function's returned container, or one imported from another module):
   /// `table = build(); table["k"]()` reaches what build's `d = {"k": f}; return d` holds.
   std::vector<Value> held_elements(int global_scope, const std::string& name);
