@@ -596,13 +596,14 @@ class Linker {
 }  // namespace
 
 RepositoryFacts link_modules(std::vector<ModuleRecord> modules, const std::map<std::string, std::string>& package_aliases,
-                             bool release, LinkOrder order) {
+                             bool release, LinkOrder order, Resolver::DepthLimitStats* stats) {
   RepositoryFacts out;
   out.files.reserve(modules.size());
   for (const auto& m : modules) out.files.push_back(m.facts);
   auto kept = std::make_unique<std::vector<ModuleRecord>>(std::move(modules));
   auto linker = std::make_unique<Linker>(*kept, out.files, package_aliases, order);
   linker->run();
+  if (stats) *stats = linker->depth_limit_stats();
   if (const auto unsettled = linker->depth_limit_stats().unsettled; unsettled > 0)
     out.diagnostics.push_back({Diagnostic::Severity::warning, "", 0,
                                "the resolver kept " + std::to_string(unsettled) +

@@ -6,6 +6,7 @@
 
 #include "frontend/facts.h"
 #include "frontend/python/module_record.h"
+#include "frontend/python/resolver.h"
 
 namespace fastci::frontend::python {
 
@@ -20,9 +21,10 @@ namespace fastci::frontend::python {
 /// instead of freed here (on Megatron-LM freeing it costs a tenth of a warm run); the records are freed.
 /// `order`: the order the modules' references are linked in, which the edges must not depend on
 /// (tests link both ways; the edges of each file then come in another order).
+/// `stats`, where given, receives what keeping the answers independent of that order took.
 enum class LinkOrder { as_given, reversed };
 RepositoryFacts link_modules(std::vector<ModuleRecord> modules,
                              const std::map<std::string, std::string>& package_aliases = {}, bool release = true,
-                             LinkOrder order = LinkOrder::as_given);
+                             LinkOrder order = LinkOrder::as_given, Resolver::DepthLimitStats* stats = nullptr);
 
 }  // namespace fastci::frontend::python

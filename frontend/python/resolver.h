@@ -70,8 +70,9 @@ class Resolver {
   /// which cycle, the question that first needed them was asked.
   void prepare_indexes();
 
-  /// How the depth limit went: questions it cut short that were asked again from the top, and
-  /// outermost questions whose cut answers were kept because a bound on that was reached.
+  /// What keeping answers independent of the order of questions took: questions the depth limit cut
+  /// short that were asked again from the top, outermost questions whose cut answers were kept because
+  /// a bound on that was reached, and the rounds the index of parameter calls took (prepare_indexes).
   struct DepthLimitStats {
     std::size_t asked_from_the_top = 0;
     std::size_t unsettled = 0;
