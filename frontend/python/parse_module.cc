@@ -856,7 +856,6 @@ class ModuleParser {
     visit_children(node, scope);
   }
 
-  /// The loop targets of the iteration helpers whose items are a container's elements:
   /// `for <left> in <right>` (a statement or a comprehension's clause): iterating calls __iter__ and
   /// __next__ where the iterable is a repository object; the targets hold its elements.
   void bind_loop_target(TSNode left, TSNode right, int scope) {
@@ -875,6 +874,7 @@ class ModuleParser {
     }
   }
 
+  /// The loop targets of the iteration helpers whose items are a container's elements:
   /// `enumerate(xs)` (i, x), `zip(a, b, ...)` (one target per argument), `d.items()` (key, value)
   /// and `d.values()`: each target that receives elements is bound to them as `for x in xs` binds
   /// x ("@element"), the others are unknown. False when the loop is not of that shape.
