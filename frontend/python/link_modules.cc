@@ -37,7 +37,7 @@ class Linker {
     resolver_.release_texts();
   }
 
-  const Resolver::DepthLimitStats& depth_limit_stats() const { return resolver_.depth_limit_stats(); }
+  const Resolver::OrderIndependenceStats& order_independence_stats() const { return resolver_.order_independence_stats(); }
 
   void run() {
     for (std::size_t i = 0; i < modules_.size(); ++i) {
@@ -596,15 +596,15 @@ class Linker {
 }  // namespace
 
 RepositoryFacts link_modules(std::vector<ModuleRecord> modules, const std::map<std::string, std::string>& package_aliases,
-                             bool release, LinkOrder order, Resolver::DepthLimitStats* stats) {
+                             bool release, LinkOrder order, Resolver::OrderIndependenceStats* stats) {
   RepositoryFacts out;
   out.files.reserve(modules.size());
   for (const auto& m : modules) out.files.push_back(m.facts);
   auto kept = std::make_unique<std::vector<ModuleRecord>>(std::move(modules));
   auto linker = std::make_unique<Linker>(*kept, out.files, package_aliases, order);
   linker->run();
-  if (stats) *stats = linker->depth_limit_stats();
-  if (const auto unsettled = linker->depth_limit_stats().unsettled; unsettled > 0)
+  if (stats) *stats = linker->order_independence_stats();
+  if (const auto unsettled = linker->order_independence_stats().unsettled; unsettled > 0)
     out.diagnostics.push_back({Diagnostic::Severity::warning, "", 0,
                                "the resolver kept " + std::to_string(unsettled) +
                                    " answers cut short by its depth limit (a bound on asking them again was reached): "

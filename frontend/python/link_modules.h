@@ -25,6 +25,6 @@ namespace fastci::frontend::python {
 enum class LinkOrder { as_given, reversed };
 RepositoryFacts link_modules(std::vector<ModuleRecord> modules,
                              const std::map<std::string, std::string>& package_aliases = {}, bool release = true,
-                             LinkOrder order = LinkOrder::as_given, Resolver::DepthLimitStats* stats = nullptr);
+                             LinkOrder order = LinkOrder::as_given, Resolver::OrderIndependenceStats* stats = nullptr);
 
 }  // namespace fastci::frontend::python

@@ -12,6 +12,7 @@ namespace fastci::frontend::python {
 bool only_comprehension_variables(const std::vector<const NameBinding*>& bindings) {
   return std::all_of(bindings.begin(), bindings.end(), [](const NameBinding* b) { return b->comprehension; });
 }
+
 namespace {
 
 using util::ByteReader;

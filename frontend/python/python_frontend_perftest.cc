@@ -91,8 +91,8 @@ int main(int argc, char** argv) {
   const std::string records_digest = fastci::util::content_hash(serialized);
 
   start = Clock::now();
-  py::Resolver::DepthLimitStats depth;
-  auto facts = py::link_modules(std::move(records), {}, true, order, &depth);
+  py::Resolver::OrderIndependenceStats order_stats;
+  auto facts = py::link_modules(std::move(records), {}, true, order, &order_stats);
   double link = seconds_since(start);
 
   std::size_t symbols = 0, edges = 0, placeholders = 0, tests = 0, unparsed = 0;
@@ -117,8 +117,8 @@ int main(int argc, char** argv) {
   std::printf("symbols %zu, edges %zu (placeholders %zu), tests %zu\n", symbols, edges, placeholders, tests);
   std::printf("parse 1 thread %.3f s, parse %d threads %.3f s, link %.3f s, total (%d threads) %.3f s\n",
               parse_one, threads, parse_many, link, threads, parse_many + link);
-  std::printf("questions asked again from the top %zu, left cut %zu, index rounds %d\n", depth.asked_from_the_top,
-              depth.unsettled, depth.index_rounds);
+  std::printf("questions asked again from the top %zu, left cut %zu, index rounds %d\n", order_stats.asked_from_the_top,
+              order_stats.unsettled, order_stats.index_rounds);
   std::printf("constant reads %.3f s (%zu names, call arguments %s)\n", constants, reads.names.size(),
               reads.call_arguments ? "read" : "not read");
   std::printf("digests: records %s, linked %s\n", records_digest.c_str(), linked_digest.c_str());

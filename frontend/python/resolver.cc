@@ -185,17 +185,13 @@ void Resolver::prepare_indexes() {
     // (a callback passed on into another callback), from a fresh memo, until the index stays the same.
     for (int round = 0; round < kMaxIndexRounds; ++round) {
       auto before = parameter_calls_by_target_;
-      release_memo();
-      wrapped_.clear();
-      mro_.clear();
+      forget_answers();
       index_parameter_calls();
-      ++depth_limit_stats_.index_rounds;
+      ++order_independence_stats_.index_rounds;
       if (parameter_calls_by_target_ == before) break;
     }
     // What was answered while the index was built, with the flow of the index before: asked again.
-    release_memo();
-    wrapped_.clear();
-    mro_.clear();
+    forget_answers();
   }
   if (!subclasses_built_) build_subclasses();
 }
@@ -429,7 +425,7 @@ bool Resolver::settle_cuts(int rounds_done) {
   if (rounds_done >= kMaxSettleRounds || settle_nesting_ >= kMaxSettleNesting || settle_asks_ >= kMaxSettleAsks) {
     // Past the bound, what the limit cut short stays so (counted; the answers then depend on
     // which question came first, as they all did before).
-    ++depth_limit_stats_.unsettled;
+    ++order_independence_stats_.unsettled;
     cut_ = false;
     return false;
   }
@@ -444,7 +440,7 @@ bool Resolver::settle_cuts(int rounds_done) {
     if (!asked.insert(q.key).second) continue;
     if (q.kind == 'C' ? mro_.count(q.subject) > 0 : memo_.count(q.key) > 0) continue;
     ++settle_asks_;
-    ++depth_limit_stats_.asked_from_the_top;
+    ++order_independence_stats_.asked_from_the_top;
     ask(q);
   }
   depth_ = depth;
@@ -1150,9 +1146,8 @@ int Resolver::own_member(int class_scope, const std::string& name) const {
 std::vector<Value> Resolver::class_attribute(int class_scope, const std::string& name, bool instance,
                                              bool exact, bool skip_first) {
   // One tag per combination of the three flags (0x10-0x17), apart from the letters the others use.
-  const auto key = memo_key(static_cast<char>(0x10 | (instance ? 1 : 0) | (exact ? 2 : 0) | (skip_first ? 4 : 0)),
-                            class_scope, name);
   const int flags = (instance ? 1 : 0) | (exact ? 2 : 0) | (skip_first ? 4 : 0);
+  const auto key = memo_key(static_cast<char>(0x10 | flags), class_scope, name);
   return memoized(key, true, [&] { return Question{key, 'A', class_scope, name, {}, flags}; }, [&] {
     auto out = class_attribute_uncached(class_scope, name, instance, exact, skip_first);
     return out;
@@ -1604,6 +1599,12 @@ void Resolver::build_subclasses() {
     // linking every ancestor is simpler and gives the same transitive closure.
     for (std::size_t i = 1; i < order.size(); ++i) subclasses_[order[i]].push_back(g);
   }
+}
+
+void Resolver::forget_answers() {
+  release_memo();
+  wrapped_.clear();
+  mro_.clear();
 }
 
 void Resolver::release_memo() {

@@ -73,12 +73,12 @@ class Resolver {
   /// What keeping answers independent of the order of questions took: questions the depth limit cut
   /// short that were asked again from the top, outermost questions whose cut answers were kept because
   /// a bound on that was reached, and the rounds the index of parameter calls took (prepare_indexes).
-  struct DepthLimitStats {
+  struct OrderIndependenceStats {
     std::size_t asked_from_the_top = 0;
     std::size_t unsettled = 0;
     int index_rounds = 0;
   };
-  const DepthLimitStats& depth_limit_stats() const { return depth_limit_stats_; }
+  const OrderIndependenceStats& order_independence_stats() const { return order_independence_stats_; }
 
   /// Global id of scope `local` of module `module`.
   int global(int module, int local) const { return offsets_[module] + local; }
@@ -158,6 +158,9 @@ class Resolver {
   /// them and asks each cut question from the top (depth 0), so that every answer is one function of
   /// its question, whichever question came first. False where a bound says to keep the cut answers.
   bool settle_cuts(int rounds_done);
+  /// Forgets every answer that depends on the indexes (the memo, decorator checks, MROs), for
+  /// prepare_indexes to ask again with an index it rebuilt.
+  void forget_answers();
 
   std::vector<Value> lookup(int global_scope, const std::string& name);
   /// Where a read sits between the certain bindings of its first name (resolve_at): the first line
@@ -309,13 +312,12 @@ class Resolver {
   std::unordered_set<std::uint64_t> tainted_;  ///< memo entries that leaned on them
   int settle_nesting_ = 0;  ///< settle_cuts within settle_cuts
   int settle_asks_ = 0;     ///< questions asked from the top for the current outermost question
-  DepthLimitStats depth_limit_stats_;
+  OrderIndependenceStats order_independence_stats_;
   int low_ = std::numeric_limits<int>::max();  ///< outermost open question (lowest position) the answer being made leaned on
   std::unordered_set<std::uint64_t> mro_in_progress_;
   std::unordered_map<int, std::vector<int>> mro_;
   std::deque<std::vector<int>> cut_mros_;  ///< orders that leaned on a cut question (not in mro_)
   std::unordered_map<int, std::vector<std::string>> external_bases_direct_;
-  std::unordered_map<int, std::vector<int>> returns_done_;
   FlowCut flow_cut_;  ///< resolve_at's cut, for the first name of the text resolve_uncached reads next
   int flow_line_ = 0;  ///< resolve_at's line, for the keyed elements of that text
   std::vector<std::vector<int>> subclasses_;
